@@ -1,0 +1,44 @@
+# The two commands: `make run` (serve on 127.0.0.1:8000) and `make test`.
+# Both build .venv from the pinned requirements first, on a fresh machine too.
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: venv run test test-sqlite test-postgres bench conformance
+
+$(STAMP): requirements.txt requirements-test.txt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements.txt -r requirements-test.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: venv
+	$(VENV)/bin/python manage.py migrate --noinput
+	@echo "=================================================================="
+	@echo " WARNING: auth strategy noauth2 -- NO AUTHENTICATION."
+	@echo " Any x-auth-token is trusted; 'admin' is an administrator."
+	@echo " Serving the Placement API on http://$(HOST):$(PORT)/ only."
+	@echo "=================================================================="
+	PLACEMENT_AUTH_STRATEGY=noauth2 $(VENV)/bin/gunicorn placement_site.wsgi:application \
+		-b $(HOST):$(PORT) -w 2 --access-logfile -
+
+# The whole suite on SQLite, then on PostgreSQL when
+# PLACEMENT_TEST_DATABASE_URL is set (CI sets it).
+test: venv test-sqlite test-postgres
+
+test-sqlite: venv
+	env -u DATABASE_URL $(VENV)/bin/python -m pytest
+
+test-postgres: venv
+	@if [ -n "$$PLACEMENT_TEST_DATABASE_URL" ]; then \
+		echo "== again on PostgreSQL: $$PLACEMENT_TEST_DATABASE_URL"; \
+		DATABASE_URL="$$PLACEMENT_TEST_DATABASE_URL" $(VENV)/bin/python -m pytest; \
+	else \
+		echo "== PLACEMENT_TEST_DATABASE_URL not set: PostgreSQL run skipped"; \
+	fi
+
+conformance: venv
+	../shared/conformance/run --known-failures conformance-known-failures.txt

@@ -1,0 +1,156 @@
+"""What every Placement API view shares.
+
+- :class:`PlacementView`: a thin DRF ``APIView`` with Placement's method
+  handling (405 + ``Allow``), Accept check (406) and error rendering.
+- :func:`versioned`: gate a handler on the request's microversion.
+- :func:`json_body`: content-type check (415), JSON parsing and JSON Schema
+  validation (400) of a request body.
+- :func:`json_response` / :func:`empty_response`: the answers.
+- :func:`exception_handler`: DRF's hook; turns every error into Placement's
+  error format (placement_site.errors.render_error).
+"""
+import functools
+import json
+import logging
+from email.utils import formatdate
+
+import jsonschema
+from django.http import Http404, HttpResponse
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.views import APIView
+
+from placement_site import errors
+from placement_site.http import accepts_json, media_type
+from placement_site.microversion import Version
+
+LOG = logging.getLogger(__name__)
+
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+def exception_handler(exc, context):
+    request = context["request"]
+    view = context.get("view")
+    django_request = getattr(request, "_request", request)
+    if isinstance(exc, errors.PlacementError):
+        return errors.render_error(django_request, exc)
+    if isinstance(exc, drf_exceptions.MethodNotAllowed):
+        allow = ", ".join(view.allowed_methods) if view is not None else ""
+        return errors.render_error(
+            django_request,
+            errors.MethodNotAllowed(
+                "The method specified is not allowed for this resource.",
+                headers={"Allow": allow},
+            ),
+        )
+    if isinstance(exc, (Http404, drf_exceptions.NotFound)):
+        return errors.render_error(django_request, errors.NotFound(""))
+    if isinstance(exc, drf_exceptions.APIException):
+        return errors.render_error(
+            django_request, errors.PlacementError(str(exc.detail), status=exc.status_code)
+        )
+    LOG.exception("Unexpected error handling %s %s", request.method, request.path)
+    return errors.render_error(
+        django_request, errors.PlacementError("An unexpected error occurred.")
+    )
+
+
+class PlacementView(APIView):
+    """Base class for every Placement endpoint."""
+
+    # HEAD and OPTIONS are not Placement methods: they get a 405.
+    http_method_names = ["get", "post", "put", "patch", "delete"]
+
+    @property
+    def default_response_headers(self):
+        return {}
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method == "GET" and not accepts_json(request.META.get("HTTP_ACCEPT")):
+            raise errors.NotAcceptable("Only application/json is provided")
+
+    @property
+    def context(self):
+        return self.request.placement_context
+
+    @property
+    def mv(self) -> Version:
+        return self.request.placement_mv
+
+
+def versioned(min_version, max_version=None, *, status=404):
+    """Make a handler exist only for microversions in [min_version, max_version].
+
+    Outside the range the request gets a 404 (or ``status``, e.g. 405),
+    as if the route did not exist at that version.
+    """
+    low = Version.parse(min_version)
+    high = Version.parse(max_version) if max_version else None
+
+    def decorator(handler):
+        @functools.wraps(handler)
+        def wrapper(self, request, *args, **kwargs):
+            version = request.placement_mv
+            if version < low or (high is not None and version > high):
+                if status == 405:
+                    raise errors.MethodNotAllowed(
+                        "The method specified is not allowed for this resource.",
+                        headers={"Allow": ", ".join(self.allowed_methods)},
+                    )
+                raise errors.NotFound("")
+            return handler(self, request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def require_json_content(request):
+    """415 unless the request says its body is application/json."""
+    content_type = media_type(request.META.get("CONTENT_TYPE"))
+    if content_type != "application/json":
+        shown = content_type or "None"
+        raise errors.UnsupportedMediaType(
+            f"The media type {shown} is not supported, use application/json"
+        )
+
+
+def validate(data, schema):
+    """400 with the validator's message when ``data`` does not fit ``schema``."""
+    validator = jsonschema.Draft4Validator(schema, format_checker=_FORMAT_CHECKER)
+    try:
+        validator.validate(data)
+    except jsonschema.ValidationError as exc:
+        raise errors.BadRequest(f"JSON does not validate: {exc.message}")
+    return data
+
+
+def json_body(request, schema=None):
+    """Parse and validate the request body: 415, 400 or the data."""
+    require_json_content(request)
+    raw = request.body
+    try:
+        data = json.loads(raw.decode("utf-8") if raw else "")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.BadRequest(f"Malformed JSON: {exc}")
+    if schema is not None:
+        validate(data, schema)
+    return data
+
+
+def json_response(data, status=200, *, last_modified=None, headers=None):
+    """A JSON answer; ``last_modified`` (a datetime) feeds the 1.15+ header."""
+    response = HttpResponse(json.dumps(data), status=status, content_type="application/json")
+    if last_modified is not None:
+        response["last-modified"] = formatdate(last_modified.timestamp(), usegmt=True)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def empty_response(status=204, *, headers=None):
+    response = HttpResponse(status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response

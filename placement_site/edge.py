@@ -1,0 +1,139 @@
+"""The Placement HTTP edge, as one Django middleware.
+
+For every Placement API path it: assigns a request id; authenticates
+(noauth2 or keystone headers); checks the content-length/content-type pair;
+negotiates the microversion; and on the way out sets the request-id,
+microversion, vary and (from 1.15) cache headers, and drops the
+content-type of empty responses.  Errors raised here or by views are
+rendered in Placement's error format (placement_site.errors).
+"""
+import uuid
+from email.utils import formatdate
+
+from django.conf import settings
+
+from placement_site import errors, microversion
+from placement_site.context import RequestContext
+
+# Paths served by Django itself (operator console, admin, API docs, static
+# files); the Placement edge leaves them alone.
+NON_API_PREFIXES = ("/admin/", "/console/", "/static/", "/api/", "/accounts/")
+
+
+def is_api_path(path):
+    return not path.startswith(NON_API_PREFIXES) and path not in ("/admin", "/console", "/api")
+
+
+def _split(value):
+    return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+def noauth2_context(request):
+    """Build the context from a noauth2 token (`user` or `user:project`)."""
+    token = request.META.get("HTTP_X_AUTH_TOKEN")
+    if not token:
+        return None
+    user, _, project = token.partition(":")
+    project = request.META.get("HTTP_X_PROJECT_ID") or project or user
+    roles_header = request.META.get("HTTP_X_ROLES")
+    if roles_header is not None:
+        roles = _split(roles_header)
+    else:
+        roles = ["admin"] if user == "admin" else []
+    scope = request.META.get("HTTP_OPENSTACK_SYSTEM_SCOPE") or None
+    return RequestContext(user_id=user, project_id=project, roles=roles, system_scope=scope)
+
+
+def keystone_context(request):
+    """Build the context from the headers keystonemiddleware's auth_token sets."""
+    if request.META.get("HTTP_X_IDENTITY_STATUS") != "Confirmed":
+        return None
+    return RequestContext(
+        user_id=request.META.get("HTTP_X_USER_ID"),
+        project_id=request.META.get("HTTP_X_PROJECT_ID"),
+        roles=[r.lower() for r in _split(request.META.get("HTTP_X_ROLES"))],
+        system_scope=request.META.get("HTTP_OPENSTACK_SYSTEM_SCOPE") or None,
+    )
+
+
+def authenticate(request):
+    if settings.PLACEMENT_AUTH_STRATEGY == "noauth2":
+        return noauth2_context(request)
+    return keystone_context(request)
+
+
+class PlacementEdgeMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_api_path(request.path_info):
+            return self.get_response(request)
+        request_id = f"req-{uuid.uuid4()}"
+        request.placement_request_id = request_id
+        request.placement_mv = None
+        try:
+            response = self._handle(request)
+        except errors.PlacementError as exc:
+            response = errors.render_error(request, exc)
+        return self._finish(request, response)
+
+    def _handle(self, request):
+        context = authenticate(request)
+        if context is None and request.path_info != "/":
+            raise errors.Unauthorized("The request you have made requires authentication.")
+        if context is None:
+            context = RequestContext()
+        context.request_id = request.placement_request_id
+        request.placement_context = context
+
+        content_length = request.META.get("CONTENT_LENGTH")
+        if content_length:
+            try:
+                length = int(content_length)
+            except ValueError:
+                raise errors.BadRequest("content-length header must be an integer")
+            if length > 0 and not request.META.get("CONTENT_TYPE"):
+                raise errors.BadRequest("content-type header required when content-length > 0")
+
+        header = request.META.get(microversion.META_KEY)
+        try:
+            version = microversion.negotiate(header)
+        except microversion.InvalidVersion as exc:
+            raise errors.BadRequest(f"invalid version string: {exc.text}")
+        except microversion.UnsupportedVersion as exc:
+            raise errors.NotAcceptable(
+                f"Unacceptable version header: {exc.text}",
+                extra={
+                    "max_version": str(microversion.MAX_VERSION),
+                    "min_version": str(microversion.MIN_VERSION),
+                },
+            )
+        request.placement_mv = version
+        return self.get_response(request)
+
+    def _finish(self, request, response):
+        request_id = request.placement_request_id
+        response["x-openstack-request-id"] = request_id
+        response["openstack-request-id"] = request_id
+        version = request.placement_mv or microversion.MIN_VERSION
+        response["openstack-api-version"] = f"{microversion.SERVICE_TYPE} {version}"
+        vary = response.get("vary")
+        if not vary:
+            response["vary"] = "openstack-api-version"
+        elif "openstack-api-version" not in vary.lower():
+            response["vary"] = f"{vary}, openstack-api-version"
+        has_body = bool(getattr(response, "content", b""))
+        if not has_body:
+            if "Content-Type" in response:
+                del response["Content-Type"]
+        elif (
+            request.placement_mv is not None
+            and request.placement_mv >= (1, 15)
+            and response.status_code in (200, 201)
+            and response.get("Content-Type", "").startswith("application/json")
+        ):
+            response["cache-control"] = "no-cache"
+            if "last-modified" not in response:
+                response["last-modified"] = formatdate(usegmt=True)
+        return response

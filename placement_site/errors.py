@@ -1,0 +1,137 @@
+"""Placement's error format and the domain exceptions that map onto it.
+
+Services raise these; one place (``render_error``) turns any of them into
+``{"errors": [{"status", "title", "detail", "request_id", "code"}]}``, with
+``code`` from microversion 1.23.
+"""
+import json
+from html import escape
+
+from django.http import HttpResponse
+
+TITLES = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    406: "Not Acceptable",
+    409: "Conflict",
+    415: "Unsupported Media Type",
+    500: "Internal Server Error",
+}
+
+# A short general sentence per status; the specific reason follows it.
+EXPLANATIONS = {
+    400: "The server could not comply with the request since it is either "
+    "malformed or otherwise incorrect.",
+    401: "This server could not verify that you are authorized to access the "
+    "document you requested.",
+    403: "Access was denied to this resource.",
+    404: "The resource could not be found.",
+    405: "The method {method} is not allowed for this resource.",
+    406: "The resource could not be generated in a form acceptable to the client.",
+    409: "There was a conflict when trying to complete your request.",
+    415: "The request media type is not supported by this server.",
+    500: "The server has either erred or is incapable of performing the "
+    "requested operation.",
+}
+
+# Error codes (exposed from microversion 1.23).
+DEFAULT_CODE = "placement.undefined_code"
+CONCURRENT_UPDATE = "placement.concurrent_update"
+DUPLICATE_NAME = "placement.duplicate_name"
+INVENTORY_INUSE = "placement.inventory.inuse"
+PROVIDER_IN_USE = "placement.resource_provider.inuse"
+PROVIDER_CANNOT_DELETE_PARENT = "placement.resource_provider.cannot_delete_parent"
+PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
+QUERY_DUPLICATE_KEY = "placement.query.duplicate_key"
+QUERY_BAD_VALUE = "placement.query.bad_value"
+QUERY_MISSING_VALUE = "placement.query.missing_value"
+
+
+class PlacementError(Exception):
+    """An error with an HTTP status, shown to the client in Placement's format."""
+
+    status = 500
+
+    def __init__(self, detail="", *, code=None, headers=None, status=None, extra=None):
+        super().__init__(detail)
+        self.detail = detail
+        self.code = code
+        self.headers = headers or {}
+        self.extra = extra or {}
+        if status is not None:
+            self.status = status
+
+
+class BadRequest(PlacementError):
+    status = 400
+
+
+class Unauthorized(PlacementError):
+    status = 401
+
+
+class Forbidden(PlacementError):
+    status = 403
+
+
+class NotFound(PlacementError):
+    status = 404
+
+
+class MethodNotAllowed(PlacementError):
+    status = 405
+
+
+class NotAcceptable(PlacementError):
+    status = 406
+
+
+class Conflict(PlacementError):
+    status = 409
+
+
+class UnsupportedMediaType(PlacementError):
+    status = 415
+
+
+def wants_html(request):
+    """True when the client's Accept prefers HTML and does not take JSON."""
+    from placement_site.http import accepts_json, accept_types
+
+    accept = request.META.get("HTTP_ACCEPT")
+    if not accept or accepts_json(accept):
+        return False
+    return "text/html" in accept_types(accept)
+
+
+def render_error(request, error):
+    """Build the HttpResponse for a PlacementError."""
+    status = error.status
+    title = TITLES.get(status, "Error")
+    explanation = EXPLANATIONS.get(status, "").format(method=request.method)
+    detail = f"{explanation}\n\n {error.detail}  " if error.detail else f"{explanation}\n\n   "
+    request_id = getattr(request, "placement_request_id", None)
+    if wants_html(request):
+        body = (
+            f"<html>\n <head>\n  <title>{status} {escape(title)}</title>\n </head>\n"
+            f" <body>\n  <h1>{status} {escape(title)}</h1>\n  {escape(explanation)}<br /><br />\n"
+            f"{escape(str(error.detail))}\n\n\n </body>\n</html>"
+        )
+        response = HttpResponse(body, status=status, content_type="text/html; charset=UTF-8")
+    else:
+        entry = {"status": status, "title": title, "detail": detail}
+        if request_id:
+            entry["request_id"] = request_id
+        version = getattr(request, "placement_mv", None)
+        if version is not None and version >= (1, 23):
+            entry["code"] = error.code or DEFAULT_CODE
+        entry.update(error.extra)
+        response = HttpResponse(
+            json.dumps({"errors": [entry]}), status=status, content_type="application/json"
+        )
+    for name, value in error.headers.items():
+        response[name] = value
+    return response

@@ -1,0 +1,106 @@
+"""Resource providers, their inventories, aggregates and traits."""
+from django.db import models
+
+from resource_classes.models import ResourceClass, Trait
+
+
+class Aggregate(models.Model):
+    uuid = models.CharField(max_length=36, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "placement_aggregates"
+
+    def __str__(self):
+        return self.uuid
+
+
+class ResourceProvider(models.Model):
+    uuid = models.CharField(max_length=36, unique=True)
+    name = models.CharField(max_length=200, unique=True)
+    generation = models.IntegerField(default=0)
+    # The tree: parent is null for a root; root points at itself for a root.
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+    # DO_NOTHING: a root refers to itself; the services keep trees consistent.
+    root = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.DO_NOTHING, related_name="tree_members"
+    )
+    aggregates = models.ManyToManyField(
+        Aggregate, through="ProviderAggregate", related_name="resource_providers", blank=True
+    )
+    traits = models.ManyToManyField(
+        Trait, through="ProviderTrait", related_name="resource_providers", blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "resource_providers"
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"{self.name} ({self.uuid})"
+
+
+class Inventory(models.Model):
+    resource_provider = models.ForeignKey(
+        ResourceProvider, on_delete=models.CASCADE, related_name="inventories"
+    )
+    resource_class = models.ForeignKey(
+        ResourceClass, on_delete=models.PROTECT, related_name="inventories"
+    )
+    total = models.IntegerField()
+    reserved = models.IntegerField(default=0)
+    min_unit = models.IntegerField(default=1)
+    max_unit = models.IntegerField()
+    step_size = models.IntegerField(default=1)
+    allocation_ratio = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "inventories"
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["resource_provider", "resource_class"], name="uniq_inventory_rp_rc"
+            )
+        ]
+        indexes = [models.Index(fields=["resource_class", "resource_provider"])]
+
+    def __str__(self):
+        return f"{self.resource_class.name} on {self.resource_provider.name}"
+
+    @property
+    def capacity(self):
+        """What can be allocated in all: (total - reserved) * allocation_ratio."""
+        return int((self.total - self.reserved) * self.allocation_ratio)
+
+
+class ProviderAggregate(models.Model):
+    resource_provider = models.ForeignKey(ResourceProvider, on_delete=models.CASCADE)
+    aggregate = models.ForeignKey(Aggregate, on_delete=models.CASCADE)
+
+    class Meta:
+        db_table = "resource_provider_aggregates"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["resource_provider", "aggregate"], name="uniq_rp_aggregate"
+            )
+        ]
+        indexes = [models.Index(fields=["aggregate", "resource_provider"])]
+
+
+class ProviderTrait(models.Model):
+    resource_provider = models.ForeignKey(ResourceProvider, on_delete=models.CASCADE)
+    trait = models.ForeignKey(Trait, on_delete=models.PROTECT)
+
+    class Meta:
+        db_table = "resource_provider_traits"
+        constraints = [
+            models.UniqueConstraint(fields=["resource_provider", "trait"], name="uniq_rp_trait")
+        ]
+        indexes = [models.Index(fields=["trait", "resource_provider"])]

@@ -1,0 +1,86 @@
+"""The HTTP edge every endpoint shares: versions, auth, errors, headers."""
+import re
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_root_needs_no_token_and_lists_versions(api):
+    response = api.get("/", token=None)
+    assert response.status_code == 200
+    version = response.json()["versions"][0]
+    assert version["min_version"] == "1.0"
+    assert version["max_version"] == "1.39"
+    assert version["status"] == "CURRENT"
+    assert response["openstack-api-version"] == "placement 1.0"
+    assert "openstack-api-version" in response["vary"]
+
+
+def test_request_id_on_every_response(api):
+    for response in (api.get("/"), api.get("/nowhere"), api.get("/", mv="9.9")):
+        assert re.match(r"^req-[0-9a-f-]{36}$", response["x-openstack-request-id"])
+
+
+def test_latest_is_max_version(api):
+    assert api.get("/", mv="latest")["openstack-api-version"] == "placement 1.39"
+
+
+@pytest.mark.parametrize("bad", ["pony.horse", "1.2.3", "1"])
+def test_malformed_version_is_400(api, bad):
+    response = api.get("/", mv=bad)
+    assert response.status_code == 400
+    assert f"invalid version string: {bad}" in response.json()["errors"][0]["detail"]
+
+
+@pytest.mark.parametrize("unsupported", ["0.5", "1.40", "2.0"])
+def test_unsupported_version_is_406_with_bounds(api, unsupported):
+    response = api.get("/", mv=unsupported)
+    assert response.status_code == 406
+    error = response.json()["errors"][0]
+    assert error["title"] == "Not Acceptable"
+    assert error["min_version"] == "1.0"
+    assert error["max_version"] == "1.39"
+    assert f"Unacceptable version header: {unsupported}" in error["detail"]
+
+
+def test_unsupported_version_html_when_asked(api):
+    response = api.get("/", mv="0.5", headers={"accept": "text/html"})
+    assert response.status_code == 406
+    assert response["content-type"].startswith("text/html")
+
+
+def test_no_token_is_401_except_root(api):
+    assert api.get("/resource_providers", token=None).status_code == 401
+    assert api.get("/", token=None).status_code == 200
+
+
+def test_unknown_path_is_404_in_placement_format(api):
+    response = api.get("/barnabas")
+    assert response.status_code == 404
+    error = response.json()["errors"][0]
+    assert error["title"] == "Not Found"
+    assert "code" not in error
+    assert api.get("/barnabas", mv="1.23").json()["errors"][0]["code"] == "placement.undefined_code"
+
+
+def test_wrong_method_is_405_with_allow(api):
+    response = api.delete("/")
+    assert response.status_code == 405
+    assert response["allow"] == "GET"
+    assert response.json()["errors"][0]["title"] == "Method Not Allowed"
+
+
+def test_cache_headers_from_1_15_only(api):
+    new = api.get("/", mv="1.15")
+    assert new["cache-control"] == "no-cache"
+    assert re.match(r"^\w+, \d+ \w+ \d{4} [\d:]+ GMT$", new["last-modified"])
+    old = api.get("/", mv="1.14")
+    assert "cache-control" not in old
+    assert "last-modified" not in old
+
+
+def test_body_without_content_type_is_400(api):
+    response = api.post("/resource_providers", data=b"hello", content_type="")
+    assert response.status_code == 400
+    assert "content-type header required" in response.content.decode()
