@@ -1,0 +1,46 @@
+"""Row locks and generation checks shared by every provider/consumer writer.
+
+DESIGN.md section 4: lock the rows you will change with SELECT ... FOR
+UPDATE, always in primary-key order (so two writers never wait on each
+other in a cycle), re-check the generation under the lock, write, bump.
+Call these inside ``transaction.atomic()``.
+"""
+from django.db.models import F
+
+from placement_site import errors
+from providers.models import ResourceProvider
+
+
+def lock_providers(provider_ids) -> dict:
+    """Lock the given providers (by pk) in pk order; return {pk: provider}."""
+    ids = sorted(set(provider_ids))
+    if not ids:
+        return {}
+    rows = ResourceProvider.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    return {row.pk: row for row in rows}
+
+
+def lock_provider_by_uuid(uuid):
+    """Lock one provider by uuid; 404 when it does not exist."""
+    provider = ResourceProvider.objects.select_for_update().filter(uuid=uuid).first()
+    if provider is None:
+        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+    return provider
+
+
+def check_provider_generation(provider, generation):
+    """409 placement.concurrent_update unless the client saw the current generation."""
+    if generation != provider.generation:
+        raise errors.Conflict(
+            f"resource provider generation conflict: resource provider {provider.uuid} "
+            f"has generation {provider.generation}, the request named {generation}. "
+            "Please update the resource provider and try again.",
+            code=errors.CONCURRENT_UPDATE,
+        )
+
+
+def bump_provider_generation(provider):
+    """Increment the generation of a locked provider (in the database and in memory)."""
+    ResourceProvider.objects.filter(pk=provider.pk).update(generation=F("generation") + 1)
+    provider.generation += 1
+    return provider.generation
