@@ -46,6 +46,7 @@ class ResourceProviderFactory(DjangoModelFactory):
 
     class Meta:
         model = ResourceProvider
+        skip_postgeneration_save = True
 
     uuid = factory.LazyFunction(lambda: str(uuid.uuid4()))
     name = factory.Sequence(lambda n: f"rp-{n}")
