@@ -1,9 +1,38 @@
-"""Writes to the resource class and trait catalogs."""
+"""Writes to the resource class and trait catalogs.
+
+Standard names (os-resource-classes, os-traits) are read-only: only
+``CUSTOM_*`` entries may be created, renamed or deleted.  Every function is
+one transaction; a name that another writer inserts at the same moment is
+caught by the unique index and reported the same way as one that existed.
+"""
+import re
+
 import os_resource_classes
 import os_traits
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
 
-from resource_classes.models import ResourceClass, Trait
+from placement_site import errors
+from resource_classes.models import CUSTOM_PREFIX, ResourceClass, Trait
+
+CUSTOM_NAME_RE = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
+NAME_MAX_LENGTH = 255
+
+INVALID_TRAIT = (
+    'The trait is invalid. A valid trait must be no longer than 255 characters, '
+    'start with the prefix "CUSTOM_" and use following characters: '
+    '"A"-"Z", "0"-"9" and "_"'
+)
+
+
+def is_valid_custom_name(name: str) -> bool:
+    # fullmatch: "$" alone would also accept a trailing newline.
+    return len(name) <= NAME_MAX_LENGTH and bool(CUSTOM_NAME_RE.fullmatch(name))
+
+
+def storable(name: str) -> bool:
+    """False for text no row can hold (PostgreSQL rejects NUL characters)."""
+    return "\x00" not in name
 
 
 def catalog_sync() -> dict:
@@ -23,3 +52,133 @@ def catalog_sync() -> dict:
             model.objects.bulk_create(missing, ignore_conflicts=True, batch_size=500)
         added[model.__name__] = len(missing)
     return added
+
+
+# --- resource classes ------------------------------------------------------
+
+
+def _require_custom_class_name(name: str) -> None:
+    if not is_valid_custom_name(name):
+        raise errors.BadRequest(
+            f"Resource class name {name} is invalid: it must start with "
+            f"{CUSTOM_PREFIX} and use only A-Z, 0-9 and _ (at most {NAME_MAX_LENGTH} characters)."
+        )
+
+
+def _class_not_found(name: str) -> errors.NotFound:
+    return errors.NotFound(f"No such resource class {name}.")
+
+
+def resource_class_create(*, name: str) -> ResourceClass:
+    """Add a custom resource class; 409 when the name is taken."""
+    _require_custom_class_name(name)
+    try:
+        with transaction.atomic():
+            return ResourceClass.objects.create(name=name)
+    except IntegrityError:  # the unique index on name
+        raise errors.Conflict(f"Conflicting resource class already exists: {name}")
+
+
+def resource_class_ensure(*, name: str) -> tuple[ResourceClass, bool]:
+    """Make sure the custom class ``name`` exists: (row, created)."""
+    _require_custom_class_name(name)
+    existing = ResourceClass.objects.filter(name=name).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            return ResourceClass.objects.create(name=name), True
+    except IntegrityError:
+        # Someone created it between our look and our insert: it exists.
+        return ResourceClass.objects.get(name=name), False
+
+
+def resource_class_rename(*, name: str, new_name: str) -> ResourceClass:
+    """Rename the custom class ``name`` (the 1.2 - 1.6 PUT)."""
+    _require_custom_class_name(new_name)
+    try:
+        with transaction.atomic():
+            rc = (
+                ResourceClass.objects.select_for_update().filter(name=name).first()
+                if storable(name)
+                else None
+            )
+            if rc is None:
+                raise _class_not_found(name)
+            if not rc.is_custom:
+                raise errors.BadRequest(f"Cannot update standard resource class {name}")
+            rc.name = new_name
+            rc.save(update_fields=["name", "updated_at"])
+    except IntegrityError:
+        raise errors.Conflict(f"Resource class already exists: {new_name}")
+    return rc
+
+
+def resource_class_delete(*, name: str) -> None:
+    """Delete the custom class ``name``; 409 while inventory or allocations use it."""
+    from allocations.models import Allocation
+    from providers.models import Inventory
+
+    in_use = errors.Conflict(
+        f"Error in delete resource class: Class is in use in inventory ({name})."
+    )
+    try:
+        with transaction.atomic():
+            rc = (
+                ResourceClass.objects.select_for_update().filter(name=name).first()
+                if storable(name)
+                else None
+            )
+            if rc is None:
+                raise _class_not_found(name)
+            if not rc.is_custom:
+                raise errors.BadRequest(f"Cannot delete standard resource class {name}")
+            if (
+                Inventory.objects.filter(resource_class=rc).exists()
+                or Allocation.objects.filter(resource_class=rc).exists()
+            ):
+                raise in_use
+            rc.delete()
+    except (IntegrityError, ProtectedError):
+        # An inventory or allocation arrived after our check.
+        raise in_use
+
+
+# --- traits ----------------------------------------------------------------
+
+
+def trait_ensure(*, name: str) -> tuple[Trait, bool]:
+    """Make sure the custom trait ``name`` exists: (row, created)."""
+    if not is_valid_custom_name(name):
+        raise errors.BadRequest(INVALID_TRAIT)
+    existing = Trait.objects.filter(name=name).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            return Trait.objects.create(name=name), True
+    except IntegrityError:
+        return Trait.objects.get(name=name), False
+
+
+def trait_delete(*, name: str) -> None:
+    """Delete the custom trait ``name``; 409 while a provider has it."""
+    from providers.models import ProviderTrait
+
+    in_use = errors.Conflict(f"The trait {name} is in use by a resource provider.")
+    try:
+        with transaction.atomic():
+            trait = (
+                Trait.objects.select_for_update().filter(name=name).first()
+                if storable(name)
+                else None
+            )
+            if trait is None:
+                raise errors.NotFound(f"No such trait(s): {name}.")
+            if not trait.is_custom:
+                raise errors.BadRequest(f"Cannot delete standard trait {name}.")
+            if ProviderTrait.objects.filter(trait=trait).exists():
+                raise in_use
+            trait.delete()
+    except (IntegrityError, ProtectedError):
+        raise in_use

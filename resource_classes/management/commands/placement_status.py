@@ -1,0 +1,24 @@
+"""manage.py placement_status: upgrade-style health checks."""
+from console.commands import MaintenanceCommand
+from console.maintenance import EXIT_OK, EXIT_PROBLEMS, status_checks
+
+
+class Command(MaintenanceCommand):
+    help = (
+        "Check the data before or after an upgrade: providers without a root provider id, "
+        "consumers with the incomplete project/user id, standard resource classes and traits "
+        "missing, an unreadable policy file. Exit codes: 0 all checks pass, 1 a check "
+        "failed, 2 error."
+    )
+
+    def run(self, **options):
+        failed = 0
+        for check in status_checks():
+            mark = "OK  " if check.ok else "FAIL"
+            style = self.style.SUCCESS if check.ok else self.style.ERROR
+            self.stdout.write(style(f"[{mark}] {check.name}"))
+            for line in check.details:
+                self.stdout.write(f"       {line}")
+            failed += not check.ok
+        self.stdout.write(f"{failed} check(s) failed" if failed else "all checks passed")
+        return EXIT_PROBLEMS if failed else EXIT_OK

@@ -1,0 +1,24 @@
+"""manage.py sync_catalog: add missing standard resource classes and traits."""
+from console.commands import MaintenanceCommand
+from console.maintenance import EXIT_OK, catalog_missing
+from resource_classes.services import catalog_sync
+
+
+class Command(MaintenanceCommand):
+    help = (
+        "Add the standard resource classes (os-resource-classes) and traits (os-traits) "
+        "that the database lacks. Existing rows are never changed. Exit codes: 0 done "
+        "(or nothing to do), 2 error."
+    )
+    dry_run_help = "Only report what would be added."
+
+    def run(self, *, dry_run=False, **options):
+        missing = catalog_missing()
+        if dry_run:
+            for kind, names in missing.items():
+                self.stdout.write(f"would add {len(names)} {kind}: {', '.join(names) or '-'}")
+            return EXIT_OK
+        added = catalog_sync()
+        for kind, n in added.items():
+            self.stdout.write(f"added {n} {kind}")
+        return EXIT_OK
