@@ -1,0 +1,294 @@
+"""HTTP views: /resource_providers, one provider, its aggregates and its traits.
+
+Thin: parse, authorize, call a service or selector, render by microversion.
+"""
+import jsonschema
+from django.urls import get_script_prefix
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from placement_site import errors
+from placement_site.api import (
+    _FORMAT_CHECKER,
+    PlacementView,
+    empty_response,
+    json_body,
+    json_response,
+    require_json_content,
+    versioned,
+)
+from placement_site.policy import authorize
+from providers import selectors, services
+from providers.api import schemas
+
+
+def _links(uuid, mv):
+    base = f"{get_script_prefix().rstrip('/')}/resource_providers/{uuid}"
+    links = [
+        {"rel": "self", "href": base},
+        {"rel": "inventories", "href": f"{base}/inventories"},
+        {"rel": "usages", "href": f"{base}/usages"},
+    ]
+    if mv >= (1, 1):
+        links.append({"rel": "aggregates", "href": f"{base}/aggregates"})
+    if mv >= (1, 6):
+        links.append({"rel": "traits", "href": f"{base}/traits"})
+    if mv >= (1, 11):
+        links.append({"rel": "allocations", "href": f"{base}/allocations"})
+    return links
+
+
+def render_provider(row, mv):
+    """A provider's JSON body from a selectors.PROVIDER_COLUMNS row."""
+    body = {
+        "uuid": row["uuid"],
+        "name": row["name"],
+        "generation": row["generation"],
+        "links": _links(row["uuid"], mv),
+    }
+    if mv >= (1, 14):
+        body["parent_provider_uuid"] = row["parent__uuid"]
+        body["root_provider_uuid"] = row["root__uuid"]
+    return body
+
+
+def _provider_body(uuid, mv):
+    return render_provider(selectors.provider_get(uuid=uuid), mv)
+
+
+def _location(request, uuid):
+    return request.build_absolute_uri(f"{get_script_prefix().rstrip('/')}/resource_providers/{uuid}")
+
+
+def _list_filters(request, mv):
+    """Validate the query string of GET /resource_providers into ProviderFilters."""
+    query = request.GET
+    flat = {key: query.getlist(key)[-1] for key in query.keys()}
+    for key in query.keys():
+        if any("\x00" in value for value in query.getlist(key)) or "\x00" in key:
+            raise errors.BadRequest(
+                f"Invalid query string parameters: {key!r} contains a NUL character"
+            )
+    validator = jsonschema.Draft4Validator(
+        schemas.query_schema_for(mv), format_checker=_FORMAT_CHECKER
+    )
+    try:
+        validator.validate(flat)
+    except jsonschema.ValidationError as exc:
+        raise errors.BadRequest(f"Invalid query string parameters: {exc}")
+    filters = selectors.ProviderFilters(
+        name=flat.get("name"), uuid=flat.get("uuid"), in_tree=flat.get("in_tree")
+    )
+    if "member_of" in flat:
+        filters.member_of = selectors.parse_member_of(query.getlist("member_of"), mv)
+    if "resources" in flat:
+        filters.resources = selectors.parse_resources(flat["resources"])
+    if "required" in flat:
+        filters.required = selectors.parse_required(query.getlist("required"), mv)
+    return filters
+
+
+_ERRORS = {
+    400: OpenApiResponse(description="Bad request: invalid body or query string."),
+    403: OpenApiResponse(description="Forbidden by policy."),
+    404: OpenApiResponse(description="No such resource provider (or not at this microversion)."),
+    409: OpenApiResponse(description="Conflict: duplicate, in use, or generation mismatch."),
+}
+
+
+_LIST_PARAMETERS = [
+    OpenApiParameter("name", str, description="Exact provider name."),
+    OpenApiParameter("uuid", str, description="Exact provider uuid."),
+    OpenApiParameter(
+        "member_of", str, many=True,
+        description="Aggregate uuid, `in:` list (any of), `!` forbidden (1.32+); "
+        "repeatable from 1.24 (all of). 1.3+.",
+    ),
+    OpenApiParameter("resources", str, description="`RC:N,RC2:M` capacity filter. 1.4+."),
+    OpenApiParameter("in_tree", str, description="Providers in the tree of this uuid. 1.14+."),
+    OpenApiParameter(
+        "required", str, many=True,
+        description="Traits, `!TRAIT` forbidden (1.22+), `in:A,B` any of and repeatable "
+        "(1.39+). 1.18+.",
+    ),
+]
+
+
+class ResourceProviderListView(PlacementView):
+    """/resource_providers: the filtered list, and creation."""
+
+    @extend_schema(
+        summary="List resource providers",
+        operation_id="resource_providers_list",
+        parameters=_LIST_PARAMETERS,
+        responses={200: OpenApiResponse(response=schemas.PROVIDER_LIST, description="Providers"),
+                   400: _ERRORS[400], 403: _ERRORS[403]},
+    )
+    def get(self, request):
+        authorize(request, "placement:resource_providers:list")
+        mv = self.mv
+        filters = _list_filters(request, mv)
+        rows = selectors.providers_list(filters)
+        return json_response({"resource_providers": [render_provider(row, mv) for row in rows]})
+
+    @extend_schema(
+        summary="Create resource provider",
+        request={"application/json": schemas._CREATE_1_14},
+        responses={
+            200: OpenApiResponse(response=schemas.PROVIDER, description="Created (1.20+)"),
+            201: OpenApiResponse(description="Created (before 1.20), Location header"),
+            400: _ERRORS[400],
+            403: _ERRORS[403],
+            409: _ERRORS[409],
+        },
+    )
+    def post(self, request):
+        authorize(request, "placement:resource_providers:create")
+        mv = self.mv
+        data = json_body(request, schemas.create_schema(mv))
+        provider = services.provider_create(
+            name=data["name"],
+            uuid=data.get("uuid"),
+            parent_provider_uuid=data.get("parent_provider_uuid"),
+        )
+        headers = {"Location": _location(request, provider.uuid)}
+        if mv >= (1, 20):
+            return json_response(_provider_body(provider.uuid, mv), headers=headers)
+        return empty_response(201, headers=headers)
+
+
+class ResourceProviderDetailView(PlacementView):
+    """/resource_providers/{uuid}: show, rename or move in a tree, delete."""
+
+    @extend_schema(
+        summary="Show resource provider",
+        responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
+                   403: _ERRORS[403], 404: _ERRORS[404]},
+    )
+    def get(self, request, uuid):
+        authorize(request, "placement:resource_providers:show")
+        return json_response(_provider_body(uuid, self.mv))
+
+    @extend_schema(
+        summary="Update resource provider",
+        request={"application/json": schemas._UPDATE_1_14},
+        responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
+                   400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    def put(self, request, uuid):
+        authorize(request, "placement:resource_providers:update")
+        mv = self.mv
+        # As upstream: media type (415), then the provider (404), then the body (400).
+        require_json_content(request)
+        selectors.provider_object(uuid=uuid)
+        data = json_body(request, schemas.update_schema(mv))
+        provider = services.provider_update(
+            uuid=uuid,
+            name=data["name"],
+            parent_provider_uuid=data.get("parent_provider_uuid", services.UNSET),
+            allow_reparenting=mv >= (1, 37),
+        )
+        return json_response(_provider_body(provider.uuid, mv))
+
+    @extend_schema(
+        summary="Delete resource provider",
+        responses={204: OpenApiResponse(description="Deleted"), 403: _ERRORS[403],
+                   404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    def delete(self, request, uuid):
+        authorize(request, "placement:resource_providers:delete")
+        services.provider_delete(uuid=uuid)
+        return empty_response(204)
+
+
+class ResourceProviderAggregatesView(PlacementView):
+    """/resource_providers/{uuid}/aggregates (1.1+)."""
+
+    def _render(self, provider, aggregate_uuids):
+        body = {"aggregates": aggregate_uuids}
+        if self.mv >= (1, 19):
+            body["resource_provider_generation"] = provider.generation
+        return json_response(body)
+
+    @extend_schema(
+        summary="List resource provider aggregates",
+        responses={200: OpenApiResponse(response=schemas.AGGREGATES_RESPONSE,
+                                        description="Aggregate uuids"),
+                   403: _ERRORS[403], 404: _ERRORS[404]},
+    )
+    @versioned("1.1")
+    def get(self, request, uuid):
+        authorize(request, "placement:resource_providers:aggregates:list")
+        provider = selectors.provider_object(uuid=uuid)
+        return self._render(provider, selectors.provider_aggregate_uuids(provider.pk))
+
+    @extend_schema(
+        summary="Update resource provider aggregates",
+        request={"application/json": schemas.AGGREGATES_PUT_1_19},
+        responses={200: OpenApiResponse(response=schemas.AGGREGATES_RESPONSE,
+                                        description="Aggregate uuids"),
+                   400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    @versioned("1.1")
+    def put(self, request, uuid):
+        authorize(request, "placement:resource_providers:aggregates:update")
+        mv = self.mv
+        require_json_content(request)
+        selectors.provider_object(uuid=uuid)
+        data = json_body(request, schemas.aggregates_put_schema(mv))
+        if mv >= (1, 19):
+            aggregates, generation = data["aggregates"], data["resource_provider_generation"]
+        else:
+            aggregates, generation = data, None
+        provider = services.provider_aggregates_set(
+            uuid=uuid, aggregate_uuids=aggregates, generation=generation, bump=mv >= (1, 19)
+        )
+        return self._render(provider, [selectors.normalize_uuid(a) for a in aggregates])
+
+
+class ResourceProviderTraitsView(PlacementView):
+    """/resource_providers/{uuid}/traits (1.6+)."""
+
+    @staticmethod
+    def _render(provider, names):
+        return json_response(
+            {"traits": names, "resource_provider_generation": provider.generation}
+        )
+
+    @extend_schema(
+        summary="List resource provider traits",
+        responses={200: OpenApiResponse(response=schemas.TRAITS_RESPONSE, description="Traits"),
+                   403: _ERRORS[403], 404: _ERRORS[404]},
+    )
+    @versioned("1.6")
+    def get(self, request, uuid):
+        authorize(request, "placement:resource_providers:traits:list")
+        provider = selectors.provider_object(uuid=uuid)
+        return self._render(provider, selectors.provider_trait_names(provider.pk))
+
+    @extend_schema(
+        summary="Update resource provider traits",
+        request={"application/json": schemas.TRAITS_PUT},
+        responses={200: OpenApiResponse(response=schemas.TRAITS_RESPONSE, description="Traits"),
+                   400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    @versioned("1.6")
+    def put(self, request, uuid):
+        authorize(request, "placement:resource_providers:traits:update")
+        data = json_body(request, schemas.TRAITS_PUT)
+        provider = services.provider_traits_set(
+            uuid=uuid,
+            trait_names=data["traits"],
+            generation=data["resource_provider_generation"],
+        )
+        return self._render(provider, sorted(set(data["traits"])))
+
+    @extend_schema(
+        summary="Delete resource provider traits",
+        responses={204: OpenApiResponse(description="Traits removed"), 403: _ERRORS[403],
+                   404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    @versioned("1.6")
+    def delete(self, request, uuid):
+        authorize(request, "placement:resource_providers:traits:delete")
+        services.provider_traits_delete(uuid=uuid)
+        return empty_response(204)

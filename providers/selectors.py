@@ -1,0 +1,356 @@
+"""Reads of resource providers: one provider, the filtered list, aggregates, traits.
+
+The list (``providers_list``) turns the query string of
+``GET /resource_providers`` into one SQL statement; every filter is a
+``pk IN (subquery)`` or ``NOT IN`` against the link tables, and parent and
+root uuids come from two self-joins, so the whole page costs one query
+(plus the look-ups of named traits and resource classes).
+"""
+import uuid as uuid_lib
+from dataclasses import dataclass, field
+
+from django.db.models import (
+    ExpressionWrapper,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce, Mod
+
+from allocations.models import Allocation
+from placement_site import errors
+from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from resource_classes.models import ResourceClass, Trait
+
+# Columns a provider row is rendered from.
+PROVIDER_COLUMNS = ("id", "uuid", "name", "generation", "parent__uuid", "root__uuid", "updated_at")
+
+
+def normalize_uuid(value):
+    """The canonical (lower case, dashed) form of a uuid, or None if it is not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return str(uuid_lib.UUID(value))
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def provider_get(*, uuid):
+    """The provider row (as a dict of PROVIDER_COLUMNS) for ``uuid``; 404 if absent."""
+    canonical = normalize_uuid(uuid)
+    row = None
+    if canonical is not None:
+        row = ResourceProvider.objects.filter(uuid=canonical).values(*PROVIDER_COLUMNS).first()
+    if row is None:
+        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+    return row
+
+
+def provider_object(*, uuid):
+    """The ResourceProvider model instance for ``uuid``; 404 if absent."""
+    canonical = normalize_uuid(uuid)
+    provider = None
+    if canonical is not None:
+        provider = ResourceProvider.objects.filter(uuid=canonical).first()
+    if provider is None:
+        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+    return provider
+
+
+def provider_aggregate_uuids(provider_id):
+    return list(
+        ProviderAggregate.objects.filter(resource_provider_id=provider_id)
+        .order_by("id")
+        .values_list("aggregate__uuid", flat=True)
+    )
+
+
+def provider_trait_names(provider_id):
+    return sorted(
+        ProviderTrait.objects.filter(resource_provider_id=provider_id).values_list(
+            "trait__name", flat=True
+        )
+    )
+
+
+# -- Query-string parsing ---------------------------------------------------
+
+
+@dataclass
+class MemberOf:
+    """Aggregate filters: every set in ``any_of`` must meet, none of ``forbidden``."""
+
+    any_of: list = field(default_factory=list)
+    forbidden: set = field(default_factory=set)
+
+
+def _bad_member_of(value):
+    return errors.BadRequest(
+        "Invalid query string parameters: Expected 'member_of' parameter to contain "
+        f"valid UUID(s). Got: {value}"
+    )
+
+
+def parse_member_of(values, mv, *, suffix=""):
+    """Parse the ``member_of`` values of a request (a list, repeated keys kept)."""
+    result = MemberOf()
+    if not values:
+        return result
+    if mv < (1, 24) and len(values) > 1:
+        raise errors.BadRequest(f"Multiple member_of{suffix} parameters are not supported")
+    for value in values:
+        text = value
+        forbidden = False
+        if text.startswith("!"):
+            if mv < (1, 32):
+                raise errors.BadRequest(
+                    "Forbidden member_of parameters are not supported in the specified "
+                    "microversion"
+                )
+            forbidden = True
+            text = text[1:]
+        if text.startswith("in:"):
+            parts = text[3:].split(",")
+        else:
+            parts = [text]
+        uuids = set()
+        for part in parts:
+            canonical = normalize_uuid(part)
+            if canonical is None:
+                raise _bad_member_of(value)
+            uuids.add(canonical)
+        if forbidden:
+            result.forbidden |= uuids
+        else:
+            result.any_of.append(uuids)
+    return result
+
+
+_RESOURCES_FORM = (
+    "Badly formed resources parameter. Expected resources query string parameter "
+    "in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {got}."
+)
+
+
+def parse_resources(text):
+    """``VCPU:2,DISK_GB:10`` -> {"VCPU": 2, "DISK_GB": 10} (400 on bad input)."""
+    if text.strip() == "":
+        raise errors.BadRequest(_RESOURCES_FORM.format(got="empty string"))
+    amounts = {}
+    for item in text.split(","):
+        try:
+            name, raw_amount = item.split(":")
+        except ValueError:
+            raise errors.BadRequest(_RESOURCES_FORM.format(got=item))
+        try:
+            amount = int(raw_amount)
+        except ValueError:
+            raise errors.BadRequest(
+                f"Requested resource {name} expected positive integer amount. "
+                f"Got: {raw_amount}."
+            )
+        if amount < 1:
+            raise errors.BadRequest(
+                f"Requested resource {name} requires amount >= 1. Got: {amount}."
+            )
+        if name in amounts:
+            raise errors.BadRequest(
+                f"Resource class {name} is requested more than once in resources parameter."
+            )
+        amounts[name] = amount
+    return amounts
+
+
+@dataclass
+class RequiredTraits:
+    """Trait filters: each set in ``any_of`` needs one member; none of ``forbidden``."""
+
+    any_of: list = field(default_factory=list)
+    forbidden: set = field(default_factory=set)
+
+    def names(self):
+        found = set(self.forbidden)
+        for group in self.any_of:
+            found |= group
+        return found
+
+
+def parse_required(values, mv):
+    """Parse ``required`` values (repeated keys ANDed from 1.39, else the last one)."""
+    result = RequiredTraits()
+    if not values:
+        return result
+    if mv < (1, 39):
+        values = values[-1:]
+    allow_forbidden = mv >= (1, 22)
+    form = "HW_CPU_X86_VMX,!CUSTOM_MAGIC" if allow_forbidden else "HW_CPU_X86_VMX,CUSTOM_MAGIC"
+
+    def bad(value):
+        return errors.BadRequest(
+            "Invalid query string parameters: Expected 'required' parameter value of "
+            f"the form: {form}. Got: {value}"
+        )
+
+    for value in values:
+        if value.startswith("in:"):
+            if mv < (1, 39):
+                raise errors.BadRequest(
+                    "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
+                    "microversion 1.39."
+                )
+            names = value[3:].split(",")
+            if not all(name.strip() for name in names):
+                raise bad(value)
+            if any(name.startswith("!") for name in names):
+                raise errors.BadRequest(
+                    "Invalid query string parameters: forbidden traits (prefixed with '!') "
+                    f"cannot be mixed into an 'in:' trait list. Got: {value}"
+                )
+            result.any_of.append({name.strip() for name in names})
+            continue
+        names = value.split(",")
+        if not all(name.strip() for name in names):
+            raise bad(value)
+        for name in names:
+            name = name.strip()
+            if name.startswith("!"):
+                if not allow_forbidden or not name[1:]:
+                    raise bad(value)
+                result.forbidden.add(name[1:])
+            else:
+                result.any_of.append({name})
+    return result
+
+
+# -- The list ---------------------------------------------------------------
+
+
+@dataclass
+class ProviderFilters:
+    name: str = None
+    uuid: str = None
+    in_tree: str = None
+    member_of: MemberOf = None
+    resources: dict = None
+    required: RequiredTraits = None
+
+
+def _trait_ids(names):
+    """{name: id} for ``names``; 400 naming the ones that do not exist."""
+    found = dict(Trait.objects.filter(name__in=names).values_list("name", "id"))
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
+    return found
+
+
+def _resource_class_ids(names):
+    found = dict(ResourceClass.objects.filter(name__in=names).values_list("name", "id"))
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise errors.BadRequest(
+            f"Invalid resource class in resources parameter: No such resource class "
+            f"{missing[0]}."
+        )
+    return found
+
+
+def _with_capacity(rc_id, amount):
+    """Provider ids with inventory of class ``rc_id`` able to take ``amount`` more.
+
+    One allocation of ``amount`` must fit min_unit, max_unit and step_size,
+    and used + amount must stay within (total - reserved) * allocation_ratio.
+    """
+    used = (
+        Allocation.objects.filter(
+            resource_provider_id=OuterRef("resource_provider_id"), resource_class_id=rc_id
+        )
+        .order_by()
+        .values("resource_provider_id")
+        .annotate(total_used=Sum("used"))
+        .values("total_used")
+    )
+    capacity = ExpressionWrapper(
+        (F("total") - F("reserved")) * F("allocation_ratio"), output_field=FloatField()
+    )
+    return (
+        Inventory.objects.filter(
+            resource_class_id=rc_id, min_unit__lte=amount, max_unit__gte=amount
+        )
+        .annotate(
+            used_now=Coalesce(Subquery(used, output_field=IntegerField()), Value(0)),
+            capacity_now=capacity,
+            step_rest=Mod(Value(amount), F("step_size"), output_field=IntegerField()),
+        )
+        .filter(step_rest=0, capacity_now__gte=F("used_now") + Value(amount))
+        .values("resource_provider_id")
+    )
+
+
+def providers_list(filters: ProviderFilters):
+    """Provider rows (dicts of PROVIDER_COLUMNS) matching every filter, by id."""
+    qs = ResourceProvider.objects.all()
+    if filters.name is not None:
+        qs = qs.filter(name=filters.name)
+    if filters.uuid is not None:
+        qs = qs.filter(uuid=normalize_uuid(filters.uuid) or filters.uuid)
+    if filters.in_tree is not None:
+        tree_root = ResourceProvider.objects.filter(
+            uuid=normalize_uuid(filters.in_tree) or filters.in_tree
+        ).values("root_id")
+        qs = qs.filter(root_id__in=Subquery(tree_root))
+    member_of = filters.member_of
+    if member_of is not None:
+        for group in member_of.any_of:
+            qs = qs.filter(
+                pk__in=ProviderAggregate.objects.filter(aggregate__uuid__in=group).values(
+                    "resource_provider_id"
+                )
+            )
+        if member_of.forbidden:
+            qs = qs.exclude(
+                pk__in=ProviderAggregate.objects.filter(
+                    aggregate__uuid__in=member_of.forbidden
+                ).values("resource_provider_id")
+            )
+    required = filters.required
+    if required is not None and required.names():
+        ids = _trait_ids(required.names())
+        for group in required.any_of:
+            qs = qs.filter(
+                pk__in=ProviderTrait.objects.filter(
+                    trait_id__in=[ids[name] for name in group]
+                ).values("resource_provider_id")
+            )
+        if required.forbidden:
+            qs = qs.exclude(
+                pk__in=ProviderTrait.objects.filter(
+                    trait_id__in=[ids[name] for name in required.forbidden]
+                ).values("resource_provider_id")
+            )
+    if filters.resources:
+        rc_ids = _resource_class_ids(list(filters.resources))
+        for name, amount in filters.resources.items():
+            qs = qs.filter(pk__in=_with_capacity(rc_ids[name], amount))
+    return list(qs.order_by("id").values(*PROVIDER_COLUMNS))
+
+
+__all__ = [
+    "MemberOf",
+    "ProviderFilters",
+    "RequiredTraits",
+    "normalize_uuid",
+    "parse_member_of",
+    "parse_required",
+    "parse_resources",
+    "provider_aggregate_uuids",
+    "provider_get",
+    "provider_object",
+    "provider_trait_names",
+    "providers_list",
+]
