@@ -1,0 +1,201 @@
+"""Reads of allocations and usages.
+
+- :func:`consumer_allocations`: ``GET /allocations/{consumer_uuid}``.
+- :func:`provider_allocations`: ``GET /resource_providers/{uuid}/allocations``.
+- :func:`provider_usages`: ``GET /resource_providers/{uuid}/usages``.
+- :func:`usages_by_project`: ``GET /usages`` (flat, or grouped by consumer type).
+
+Every query here is a plain GROUP BY that PostgreSQL and SQLite both accept:
+no selected or ordered column outside the grouping (hence the ``order_by()``
+that drops the models' default ordering before each aggregate), one or two
+queries per call.
+"""
+from __future__ import annotations
+
+import uuid as uuidlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from django.db.models import Count, F, Sum, Value
+from django.db.models.functions import Coalesce
+
+from allocations.models import Allocation, Consumer
+from placement_site import errors
+from providers.models import Inventory, ResourceProvider
+
+#: How a consumer without a type is reported (1.38+), and the filter value for it.
+UNKNOWN_CONSUMER_TYPE = "unknown"
+#: The ``consumer_type`` filter value that sums every type into one group.
+ALL_CONSUMER_TYPES = "all"
+
+
+def _now():
+    return datetime.now(timezone.utc)
+
+
+def provider_get(*, uuid: str) -> ResourceProvider:
+    # Providers are stored under their canonical uuid; anything that is not a
+    # uuid (a NUL byte included, which PostgreSQL text cannot hold) is unknown.
+    try:
+        canonical = str(uuidlib.UUID(uuid))
+    except (ValueError, AttributeError, TypeError):
+        canonical = None
+    provider = ResourceProvider.objects.filter(uuid=canonical).first() if canonical else None
+    if provider is None:
+        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+    return provider
+
+
+@dataclass
+class ConsumerView:
+    """A consumer's allocations, as ``GET /allocations/{uuid}`` shows them."""
+
+    consumer: Consumer | None
+    # provider uuid -> {"generation": int, "resources": {class: used}}
+    allocations: dict = field(default_factory=dict)
+    last_modified: datetime | None = None
+
+    @property
+    def consumer_type(self) -> str:
+        ctype = self.consumer.consumer_type if self.consumer else None
+        return ctype.name if ctype else UNKNOWN_CONSUMER_TYPE
+
+
+def consumer_allocations(*, consumer_uuid: str) -> ConsumerView:
+    if "\x00" in consumer_uuid:
+        return ConsumerView(consumer=None, last_modified=_now())
+    rows = list(
+        Allocation.objects.filter(consumer__uuid=consumer_uuid)
+        .select_related("resource_provider", "resource_class", "consumer__project",
+                        "consumer__user", "consumer__consumer_type")
+        .order_by("resource_provider_id", "resource_class_id")
+    )
+    if not rows:
+        return ConsumerView(consumer=None, last_modified=_now())
+    allocations = {}
+    for row in rows:
+        rp = row.resource_provider
+        entry = allocations.setdefault(rp.uuid, {"generation": rp.generation, "resources": {}})
+        entry["resources"][row.resource_class.name] = row.used
+    last_modified = max(row.updated_at or row.created_at for row in rows)
+    return ConsumerView(consumer=rows[0].consumer, allocations=allocations,
+                        last_modified=last_modified)
+
+
+def provider_allocations(*, provider_uuid: str):
+    """(provider, {consumer uuid: {"resources": {class: used}}}, last_modified)."""
+    provider = provider_get(uuid=provider_uuid)
+    rows = (
+        Allocation.objects.filter(resource_provider_id=provider.pk)
+        .order_by("consumer_id", "resource_class_id")
+        .values_list("consumer__uuid", "resource_class__name", "used", "updated_at")
+    )
+    allocations = {}
+    last_modified = None
+    for consumer_uuid, class_name, used, updated_at in rows:
+        allocations.setdefault(consumer_uuid, {"resources": {}})["resources"][class_name] = used
+        if updated_at and (last_modified is None or updated_at > last_modified):
+            last_modified = updated_at
+    return provider, allocations, last_modified or _now()
+
+
+def provider_usages(*, provider_uuid: str):
+    """(provider, {class: used}): every class the provider has inventory of, 0 if unused."""
+    provider = provider_get(uuid=provider_uuid)
+    usages = {
+        name: 0
+        for name in Inventory.objects.filter(resource_provider_id=provider.pk).values_list(
+            "resource_class__name", flat=True
+        )
+    }
+    for name, total in (
+        Allocation.objects.filter(resource_provider_id=provider.pk)
+        .order_by()
+        .values("resource_class__name")
+        .annotate(total=Sum("used"))
+        .values_list("resource_class__name", "total")
+    ):
+        usages[name] = total
+    return provider, usages
+
+
+def usages_by_project(
+    *,
+    project_id: str,
+    user_id: str | None = None,
+    consumer_type: str | None = None,
+    by_consumer_type: bool = False,
+) -> dict:
+    """Sum of allocations of a project's (and optionally a user's) consumers.
+
+    Flat (``{class: used}``, before 1.38), or grouped by consumer type
+    (``{type: {"consumer_count": n, class: used}}``, 1.38+). ``consumer_type``
+    narrows the consumers: a type name, ``unknown`` (no type), or ``all``
+    (every consumer, reported as one ``all`` group).
+    """
+    allocations = Allocation.objects.filter(consumer__project__external_id=project_id)
+    consumers = Consumer.objects.filter(project__external_id=project_id)
+    if user_id is not None:
+        allocations = allocations.filter(consumer__user__external_id=user_id)
+        consumers = consumers.filter(user__external_id=user_id)
+
+    if not by_consumer_type:
+        return dict(
+            allocations.order_by()
+            .values("resource_class__name")
+            .annotate(total=Sum("used"))
+            .values_list("resource_class__name", "total")
+        )
+
+    if consumer_type == UNKNOWN_CONSUMER_TYPE:
+        allocations = allocations.filter(consumer__consumer_type__isnull=True)
+        consumers = consumers.filter(consumer_type__isnull=True)
+    elif consumer_type not in (None, ALL_CONSUMER_TYPES):
+        allocations = allocations.filter(consumer__consumer_type__name=consumer_type)
+        consumers = consumers.filter(consumer_type__name=consumer_type)
+
+    if consumer_type == ALL_CONSUMER_TYPES:
+        group_alloc = Value(ALL_CONSUMER_TYPES)
+        group_consumer = Value(ALL_CONSUMER_TYPES)
+    else:
+        group_alloc = Coalesce(F("consumer__consumer_type__name"), Value(UNKNOWN_CONSUMER_TYPE))
+        group_consumer = Coalesce(F("consumer_type__name"), Value(UNKNOWN_CONSUMER_TYPE))
+
+    result = defaultdict(dict)
+    # SELECT COALESCE(ct.name, 'unknown') AS grp, rc.name, SUM(a.used)
+    #   FROM allocations a JOIN consumers c ... LEFT JOIN consumer_types ct ...
+    #  WHERE project = %s [AND user = %s] [AND type filter]
+    #  GROUP BY grp, rc.name
+    for group, class_name, total in (
+        allocations.order_by()
+        .annotate(grp=group_alloc)
+        .values("grp", "resource_class__name")
+        .annotate(total=Sum("used"))
+        .values_list("grp", "resource_class__name", "total")
+    ):
+        result[group][class_name] = total
+    # Consumers holding allocations, counted per group (a consumer always holds
+    # some: those left with none are deleted).
+    for group, count in (
+        consumers.filter(allocations__isnull=False)
+        .order_by()
+        .annotate(grp=group_consumer)
+        .values("grp")
+        .annotate(n=Count("id", distinct=True))
+        .values_list("grp", "n")
+    ):
+        if group in result:
+            result[group]["consumer_count"] = count
+    return dict(result)
+
+
+__all__ = [
+    "ALL_CONSUMER_TYPES",
+    "UNKNOWN_CONSUMER_TYPE",
+    "consumer_allocations",
+    "provider_allocations",
+    "provider_get",
+    "provider_usages",
+    "usages_by_project",
+]

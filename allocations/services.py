@@ -1,0 +1,499 @@
+"""Every write of allocations and consumers.
+
+Entry points (keyword-only, each one transaction, retried server-side on a
+lost race):
+
+- :func:`allocations_set`: ``PUT /allocations/{consumer_uuid}``.
+- :func:`allocations_replace`: ``POST /allocations``; many consumers, all or
+  nothing.
+- :func:`allocations_delete`: ``DELETE /allocations/{consumer_uuid}``.
+- :func:`allocations_write`: the step the two setters share, for callers that
+  already hold a transaction (the reshaper): no retry of its own.
+
+How one write stays safe under concurrent writers (DESIGN.md section 4):
+
+1. Resolve provider uuids and class names (unlocked): 400 for unknown ones.
+2. Create missing projects, users and consumer types (sorted), each in its
+   own small transaction before any row lock is held, so an insert that waits
+   on a competing insert is never part of a lock cycle. (Inside a caller's
+   transaction they are savepoints instead and roll back with it.)
+3. Lock every provider the write touches -- the target providers and the
+   providers the consumers' current allocations are on -- with SELECT ... FOR
+   UPDATE in primary-key order.
+4. Lock the consumer rows in uuid order (creating new ones; a unique
+   violation from a concurrent creator is answered by locking the row it
+   made).
+5. Re-read the consumers' current allocations under the locks; if they moved
+   to a provider not locked in 3, another writer won a race: start again
+   (``PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT`` times, then 409).
+6. Check consumer generations (1.28+), replace the allocations, check
+   inventory constraints and capacity against the usage read under the lock,
+   bump the generation of each provider that receives allocations once and
+   of each consumer once, delete consumers left without allocations.
+
+Lock order everywhere: providers (pk order), then consumers (uuid order:
+unlike pks, uuids are known before a new consumer's row exists, so creating
+and locking follow one order).
+
+Generations as upstream counts them (the conformance tests check the
+numbers): a provider that only loses allocations, or whose allocations are
+deleted, is not bumped; a consumer's generation starts at 0 and every write
+adds 1 (so a new consumer reads 1).
+"""
+from __future__ import annotations
+
+import logging
+import random
+import time
+import uuid as uuidlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import F, Sum
+
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from placement_site import errors
+from providers.locking import lock_providers
+from providers.models import Inventory, ResourceProvider
+from resource_classes.models import ResourceClass
+
+LOG = logging.getLogger(__name__)
+
+
+class _Unset:
+    def __repr__(self):
+        return "UNSET"
+
+
+#: ``generation`` value meaning "do not check the consumer generation" (< 1.28).
+UNSET = _Unset()
+
+
+@dataclass
+class ConsumerAllocations:
+    """What one consumer should hold after the write.
+
+    ``allocations``: provider uuid -> {resource class name: amount}; empty
+    removes everything the consumer holds.
+    ``project_id``/``user_id``: None means "not given" (< 1.8): a new consumer
+    gets the incomplete-consumer ids, an existing one keeps its own.
+    ``generation``: :data:`UNSET` (no check, < 1.28), None (the consumer must
+    not exist yet) or the generation the client saw.
+    ``consumer_type``: None means "not given" (< 1.38): a new consumer has no
+    type ("unknown"), an existing one keeps its own.
+    """
+
+    uuid: str
+    allocations: dict = field(default_factory=dict)
+    project_id: str | None = None
+    user_id: str | None = None
+    generation: object = UNSET
+    consumer_type: str | None = None
+
+
+class _LostRace(Exception):
+    """The rows moved between the unlocked read and the lock: try again."""
+
+
+# --- helpers ----------------------------------------------------------------
+
+
+def normalize_consumer_uuid(value: str) -> str | None:
+    """The canonical (dashed, lower-case) form of a uuid, or None if it is not one."""
+    try:
+        return str(uuidlib.UUID(value))
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def _get_or_create_by_name(model, field_name, value):
+    """Get a row by its unique name, creating it; safe against concurrent creators."""
+    lookup = {field_name: value}
+    row = model.objects.filter(**lookup).first()
+    if row is not None:
+        return row
+    try:
+        with transaction.atomic():
+            return model.objects.create(**lookup)
+    except IntegrityError:
+        # A concurrent writer inserted the same name; our INSERT waited for it
+        # to commit, so (READ COMMITTED) the row is now visible: read it back.
+        return model.objects.get(**lookup)
+
+
+def _retry_count() -> int:
+    return max(0, int(getattr(settings, "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", 10)))
+
+
+def _is_transient(exc: Exception) -> bool:
+    """A database error that a fresh attempt may not meet again.
+
+    PostgreSQL: deadlock detected, serialization failure, lock not
+    available; SQLite: the database stayed locked past the busy timeout.
+    """
+    cause = exc.__cause__
+    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    if sqlstate in ("40P01", "40001", "55P03"):
+        return True
+    return connection.vendor == "sqlite" and "database is locked" in str(exc)
+
+
+def _run_with_retries(work, what: str):
+    """Run ``work()`` in a transaction, again after a lost race; 409 when they run out."""
+    attempts = _retry_count() + 1
+    last = None
+    for attempt in range(attempts):
+        try:
+            with transaction.atomic():
+                return work()
+        except _LostRace as exc:
+            last = exc
+        except IntegrityError as exc:
+            # A row we referred to vanished, or a unique insert lost; the
+            # next attempt re-reads everything.
+            last = exc
+        except DatabaseError as exc:
+            if not _is_transient(exc):
+                raise
+            last = exc
+        LOG.debug("%s: lost a race (attempt %d of %d): %s", what, attempt + 1, attempts, last)
+        if not connection.in_atomic_block:
+            # Our locks are released: a short jittered pause lets the winner finish.
+            time.sleep(random.uniform(0, 0.005) * (attempt + 1))
+    raise errors.Conflict(
+        f"Inventory and/or allocations changed while attempting to allocate: {what} "
+        "could not complete because other writers kept changing the same providers or "
+        "consumers. Please try again.",
+        code=errors.CONCURRENT_UPDATE,
+    )
+
+
+def _provider_ids_of(consumer_ids) -> set[int]:
+    if not consumer_ids:
+        return set()
+    return set(
+        Allocation.objects.filter(consumer_id__in=consumer_ids)
+        .order_by()
+        .values_list("resource_provider_id", flat=True)
+        .distinct()
+    )
+
+
+# --- the shared write step ------------------------------------------------
+
+
+def _resolve(requests: list[ConsumerAllocations]):
+    """Providers by uuid and classes by name for the whole write; 400 for unknown ones."""
+    provider_uuids = {p for req in requests for p in req.allocations}
+    # Providers are stored under their canonical uuid (lower case, dashed).
+    canonical = {p: normalize_consumer_uuid(p) or p for p in provider_uuids}
+    found = {
+        rp.uuid: rp
+        for rp in ResourceProvider.objects.filter(uuid__in=set(canonical.values())).only(
+            "id", "uuid"
+        )
+    }
+    providers = {p: found[c] for p, c in canonical.items() if c in found}
+    class_names = {
+        name for req in requests for resources in req.allocations.values() for name in resources
+    }
+    classes = {rc.name: rc for rc in ResourceClass.objects.filter(name__in=class_names)}
+    for req in requests:
+        for provider_uuid, resources in req.allocations.items():
+            if provider_uuid not in providers:
+                raise errors.BadRequest(
+                    f"Allocation for resource provider '{provider_uuid}' that does not exist."
+                )
+            for name in resources:
+                if name not in classes:
+                    raise errors.BadRequest(
+                        f"Unable to allocate inventory for consumer {req.uuid}: "
+                        f"No such resource class {name}."
+                    )
+    return providers, classes
+
+
+def _ensure_references(requests: list[ConsumerAllocations]):
+    """Projects, users and consumer types named by the write, created when missing."""
+    project_ids, user_ids, type_names = set(), set(), set()
+    for req in requests:
+        project_ids.add(req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID)
+        user_ids.add(req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID)
+        if req.consumer_type is not None:
+            type_names.add(req.consumer_type)
+    # Sorted, so two writers creating the same new rows queue rather than cross.
+    projects = {x: _get_or_create_by_name(Project, "external_id", x) for x in sorted(project_ids)}
+    users = {x: _get_or_create_by_name(User, "external_id", x) for x in sorted(user_ids)}
+    types = {x: _get_or_create_by_name(ConsumerType, "name", x) for x in sorted(type_names)}
+    return projects, users, types
+
+
+def _lock_consumers(requests, projects, users, types) -> dict[str, tuple[Consumer, bool]]:
+    """Lock (or create) every consumer of the write, in uuid order.
+
+    Returns {uuid: (consumer, existed_before)}.
+    """
+    locked = {}
+    for req in sorted(requests, key=lambda r: r.uuid):
+        consumer = Consumer.objects.select_for_update().filter(uuid=req.uuid).first()
+        existed = consumer is not None
+        if consumer is None:
+            project = projects[req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID]
+            user = users[req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID]
+            ctype = types.get(req.consumer_type) if req.consumer_type else None
+            try:
+                with transaction.atomic():
+                    consumer = Consumer.objects.create(
+                        uuid=req.uuid, project=project, user=user, consumer_type=ctype,
+                        generation=0,
+                    )
+            except IntegrityError:
+                # A concurrent writer created it; wait for and lock its row.
+                consumer = Consumer.objects.select_for_update().filter(uuid=req.uuid).first()
+                if consumer is None:
+                    raise _LostRace(f"consumer {req.uuid} appeared and vanished")
+                existed = True
+        locked[req.uuid] = (consumer, existed)
+    return locked
+
+
+def _check_consumer_generation(req: ConsumerAllocations, consumer: Consumer, existed: bool):
+    if req.generation is UNSET:
+        return
+    if not existed:
+        if req.generation is not None:
+            raise errors.Conflict(
+                f"consumer generation conflict - expected null but got {req.generation}",
+                code=errors.CONCURRENT_UPDATE,
+            )
+        return
+    if req.generation != consumer.generation:
+        got = "null" if req.generation is None else req.generation
+        raise errors.Conflict(
+            f"consumer generation conflict - expected {consumer.generation} but got {got}",
+            code=errors.CONCURRENT_UPDATE,
+        )
+
+
+def _update_consumer_attributes(req, consumer, existed, projects, users, types) -> list[str]:
+    """Apply a changed project, user or consumer type to an existing consumer."""
+    if not existed:
+        return []
+    changed = []
+    if req.project_id is not None:
+        project = projects[req.project_id]
+        if consumer.project_id != project.pk:
+            consumer.project = project
+            changed.append("project")
+    if req.user_id is not None:
+        user = users[req.user_id]
+        if consumer.user_id != user.pk:
+            consumer.user = user
+            changed.append("user")
+    if req.consumer_type is not None:
+        ctype = types[req.consumer_type]
+        if consumer.consumer_type_id != ctype.pk:
+            consumer.consumer_type = ctype
+            changed.append("consumer_type")
+    return changed
+
+
+def _check_capacity(new_rows, locked_providers, classes_by_id):
+    """Inventory, constraints and capacity of the allocations about to be written.
+
+    Runs after the consumers' old allocations are gone, under the provider
+    locks, so the usage read here is exactly what other consumers hold.
+    """
+    keys = {(row.resource_provider_id, row.resource_class_id) for row in new_rows}
+    provider_ids = {k[0] for k in keys}
+    class_ids = {k[1] for k in keys}
+    inventories = {
+        (inv.resource_provider_id, inv.resource_class_id): inv
+        for inv in Inventory.objects.filter(
+            resource_provider_id__in=provider_ids, resource_class_id__in=class_ids
+        )
+    }
+    usage = {
+        (row["resource_provider_id"], row["resource_class_id"]): row["total"]
+        for row in Allocation.objects.filter(
+            resource_provider_id__in=provider_ids, resource_class_id__in=class_ids
+        )
+        .order_by()
+        .values("resource_provider_id", "resource_class_id")
+        .annotate(total=Sum("used"))
+    }
+    requested = defaultdict(int)
+    for row in new_rows:
+        key = (row.resource_provider_id, row.resource_class_id)
+        provider = locked_providers[row.resource_provider_id]
+        class_name = classes_by_id[row.resource_class_id].name
+        inv = inventories.get(key)
+        if inv is None:
+            raise errors.Conflict(
+                f"Unable to allocate inventory: Inventory for '{class_name}' on resource "
+                f"provider '{provider.uuid}' invalid."
+            )
+        if (
+            row.used < inv.min_unit
+            or row.used > inv.max_unit
+            or (inv.step_size and row.used % inv.step_size != 0)
+        ):
+            raise errors.Conflict(
+                f"Unable to allocate inventory: Unable to create allocation for "
+                f"'{class_name}' on resource provider '{provider.uuid}'. The requested "
+                "amount would violate inventory constraints."
+            )
+        requested[key] += row.used
+        capacity = int((inv.total - inv.reserved) * inv.allocation_ratio)
+        if usage.get(key, 0) + requested[key] > capacity:
+            raise errors.Conflict(
+                f"Unable to allocate inventory: Unable to create allocation for "
+                f"'{class_name}' on resource provider '{provider.uuid}'. The requested "
+                "amount would exceed the capacity."
+            )
+
+
+def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids=()) -> None:
+    """Replace the allocations of every consumer in ``requests``; call inside a transaction.
+
+    One attempt, no retry: raises :class:`PlacementError` on a client error
+    and ``_LostRace`` (retry me) when the rows moved under it. Callers that
+    lock providers of their own (the reshaper) pass their ids as
+    ``extra_provider_ids`` so all providers are locked in one ordered pass.
+    """
+    if not connection.in_atomic_block:
+        raise RuntimeError("allocations_write must run inside transaction.atomic()")
+    seen = set()
+    for req in requests:
+        if req.uuid in seen:
+            raise errors.BadRequest(f"Consumer {req.uuid} is named more than once.")
+        seen.add(req.uuid)
+
+    providers_by_uuid, classes = _resolve(requests)
+    classes_by_id = {rc.pk: rc for rc in classes.values()}
+    projects, users, types = _ensure_references(requests)
+
+    # The providers the consumers are on now (unlocked read, re-checked below).
+    existing = dict(
+        Consumer.objects.filter(uuid__in=seen).values_list("uuid", "id")
+    )
+    old_provider_ids = _provider_ids_of(existing.values())
+    target_ids = {rp.pk for rp in providers_by_uuid.values()}
+    locked_providers = lock_providers(target_ids | old_provider_ids | set(extra_provider_ids))
+    for provider_uuid, rp in providers_by_uuid.items():
+        if rp.pk not in locked_providers:
+            raise errors.BadRequest(
+                f"Allocation for resource provider '{provider_uuid}' that does not exist."
+            )
+
+    consumers = _lock_consumers(requests, projects, users, types)
+    consumer_ids = [c.pk for c, _ in consumers.values()]
+    if not _provider_ids_of(consumer_ids) <= set(locked_providers):
+        raise _LostRace("a consumer's allocations moved to another provider")
+
+    # Generations first, in request order (so the first stale consumer is named).
+    for req in requests:
+        consumer, existed = consumers[req.uuid]
+        _check_consumer_generation(req, consumer, existed)
+
+    Allocation.objects.filter(consumer_id__in=consumer_ids).delete()
+
+    # One row per (consumer, provider, class); a provider named twice in one
+    # body (two spellings of its uuid, or a repeated list entry) merges.
+    rows_by_key = {}
+    for req in requests:
+        consumer, _ = consumers[req.uuid]
+        for provider_uuid, resources in req.allocations.items():
+            rp = providers_by_uuid[provider_uuid]
+            for class_name, used in resources.items():
+                key = (consumer.pk, rp.pk, classes[class_name].pk)
+                rows_by_key[key] = Allocation(
+                    consumer_id=key[0], resource_provider_id=key[1], resource_class_id=key[2],
+                    used=used,
+                )
+    new_rows = list(rows_by_key.values())
+    _check_capacity(new_rows, locked_providers, classes_by_id)
+    Allocation.objects.bulk_create(new_rows)
+
+    # One bump per provider that received allocations, one per consumer.
+    receiving = sorted({row.resource_provider_id for row in new_rows})
+    if receiving:
+        ResourceProvider.objects.filter(pk__in=receiving).update(generation=F("generation") + 1)
+        for pk in receiving:
+            locked_providers[pk].generation += 1
+
+    emptied = []
+    for req in requests:
+        consumer, existed = consumers[req.uuid]
+        if not req.allocations:
+            emptied.append(consumer.pk)
+            continue
+        changed = _update_consumer_attributes(req, consumer, existed, projects, users, types)
+        consumer.generation += 1
+        consumer.save(update_fields=["generation", "updated_at", *changed])
+    if emptied:
+        # No allocations left: the consumer goes (as upstream), generation and all.
+        Consumer.objects.filter(pk__in=emptied).delete()
+
+
+# --- entry points -----------------------------------------------------------
+
+
+def allocations_replace(*, requests: list[ConsumerAllocations]) -> None:
+    """Set (or clear, with empty allocations) the allocations of many consumers atomically."""
+    if not connection.in_atomic_block:
+        # Projects, users and consumer types are shared reference rows: make
+        # them first, each committed on its own, so the allocation
+        # transaction below only reads them (upstream does the same).
+        _resolve(requests)
+        _ensure_references(requests)
+    _run_with_retries(lambda: allocations_write(requests=requests), "the allocation write")
+
+
+def allocations_set(
+    *,
+    consumer_uuid: str,
+    allocations: dict,
+    project_id: str | None = None,
+    user_id: str | None = None,
+    consumer_generation=UNSET,
+    consumer_type: str | None = None,
+) -> None:
+    """Replace one consumer's allocations (``{}`` removes them all)."""
+    allocations_replace(
+        requests=[
+            ConsumerAllocations(
+                uuid=consumer_uuid,
+                allocations=allocations,
+                project_id=project_id,
+                user_id=user_id,
+                generation=consumer_generation,
+                consumer_type=consumer_type,
+            )
+        ]
+    )
+
+
+def allocations_delete(*, consumer_uuid: str) -> None:
+    """Remove every allocation of a consumer, and the consumer; 404 when it holds none."""
+
+    if "\x00" in consumer_uuid:
+        raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
+
+    def work():
+        consumer = Consumer.objects.filter(uuid=consumer_uuid).first()
+        provider_ids = _provider_ids_of([consumer.pk]) if consumer else set()
+        if not provider_ids:
+            raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
+        locked = lock_providers(provider_ids)
+        consumer = Consumer.objects.select_for_update().filter(uuid=consumer_uuid).first()
+        if consumer is None:
+            raise _LostRace("consumer vanished")
+        if not _provider_ids_of([consumer.pk]) <= set(locked):
+            raise _LostRace("consumer's allocations moved")
+        Allocation.objects.filter(consumer_id=consumer.pk).delete()
+        consumer.delete()
+
+    _run_with_retries(work, "the allocation delete")
