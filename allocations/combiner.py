@@ -1,0 +1,195 @@
+"""Combine per-group provider choices into allocation requests (pure Python).
+
+The selector (``allocations.candidates``) works out, for every provider tree
+(identified by its root, the *anchor*) and every request group, the list of
+ways that group alone can be satisfied there: a :class:`Choice`.  This module
+picks one choice per group for a tree, keeping only combinations that are
+valid as a whole:
+
+- capacity: what all groups take from one (provider, class) fits the free
+  capacity and the max_unit of that inventory;
+- ``group_policy=isolate``: suffixed groups use pairwise different providers;
+- ``same_subtree``: among the providers of the named groups, one is an
+  ancestor (or the same) of all the others;
+- before 1.29 (not nested-aware) a request may not use two providers of one
+  tree.
+
+The search is a depth-first walk over the groups (fewest choices first), so a
+partial combination that already breaks capacity, isolation or a completed
+``same_subtree`` constraint is abandoned with all its extensions.  Results
+are produced lazily, tree by tree (``depth-first``) or one per tree in turn
+(``breadth-first``), so the caller stops the walk at the cap and memory stays
+bounded by it.  Every combination is visited once, so no duplicates are made;
+the only repeats possible are requests served wholly by sharing providers,
+which several trees can reach, and those are filtered on the way out.
+"""
+from dataclasses import dataclass
+from itertools import islice
+from typing import Iterable, Iterator, Sequence
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One way to satisfy one request group.
+
+    ``providers``: the providers the group maps to (sorted ids; for a
+    suffixed group exactly one).  ``allocs``: ``(provider, class, amount)``
+    triples (empty for a resourceless group).
+    """
+
+    providers: tuple
+    allocs: tuple
+
+
+@dataclass
+class Problem:
+    """Everything the combiner needs beyond the choices themselves."""
+
+    # (provider id, class id) -> (free capacity, max_unit)
+    capacity: dict
+    # per group index: True when the group takes part in isolation
+    isolated_groups: Sequence[bool]
+    # lists of group indexes bound by same_subtree
+    same_subtree: Sequence[Sequence[int]]
+    # provider id -> frozenset of its ancestors, itself included
+    ancestors: dict
+    # provider id -> root id
+    root_of: dict
+    # ids of sharing providers
+    sharing: frozenset
+    nested_aware: bool = True
+
+
+def _same_subtree_ok(providers, ancestors):
+    """True when one of ``providers`` is an ancestor-or-self of every other."""
+    for top in providers:
+        if all(top in ancestors.get(other, (other,)) for other in providers):
+            return True
+    return False
+
+
+def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> Iterator[tuple]:
+    """Yield valid combinations (a tuple: one Choice per group) for one tree."""
+    count = len(choices)
+    if count == 0 or any(not options for options in choices):
+        return
+    order = sorted(range(count), key=lambda index: len(choices[index]))
+    depth_of = {group: depth for depth, group in enumerate(order)}
+    # same_subtree constraints are checked as soon as their last group is placed.
+    checks_at = [[] for _ in range(count)]
+    for members in problem.same_subtree:
+        if members:
+            checks_at[max(depth_of[m] for m in members)].append(tuple(members))
+    capacity = problem.capacity
+    isolated_groups = problem.isolated_groups
+    ancestors = problem.ancestors
+    used = {}
+    isolated_taken = set()
+    picked = [None] * count
+
+    def walk(depth):
+        if depth == count:
+            yield tuple(picked)
+            return
+        group = order[depth]
+        isolate = isolated_groups[group]
+        for choice in choices[group]:
+            if isolate and choice.providers and choice.providers[0] in isolated_taken:
+                continue
+            fits = True
+            for provider, klass, amount in choice.allocs:
+                free, max_unit = capacity[(provider, klass)]
+                total = used.get((provider, klass), 0) + amount
+                if total > free or total > max_unit:
+                    fits = False
+                    break
+            if not fits:
+                continue
+            picked[group] = choice
+            subtree_ok = True
+            for members in checks_at[depth]:
+                chosen = {p for m in members for p in picked[m].providers}
+                if not _same_subtree_ok(chosen, ancestors):
+                    subtree_ok = False
+                    break
+            if not subtree_ok:
+                continue
+            for provider, klass, amount in choice.allocs:
+                used[(provider, klass)] = used.get((provider, klass), 0) + amount
+            if isolate and choice.providers:
+                isolated_taken.add(choice.providers[0])
+            yield from walk(depth + 1)
+            if isolate and choice.providers:
+                isolated_taken.discard(choice.providers[0])
+            for provider, klass, amount in choice.allocs:
+                used[(provider, klass)] -= amount
+        picked[group] = None
+
+    yield from walk(0)
+
+
+def _providers_of(combination):
+    return {p for choice in combination for p in choice.providers}
+
+
+def _allocated_providers(combination):
+    return {provider for choice in combination for provider, _, _ in choice.allocs}
+
+
+def combine(
+    trees: Iterable[tuple],
+    problem: Problem,
+    *,
+    strategy: str = "depth-first",
+    cap: int = -1,
+) -> Iterator[tuple]:
+    """Yield ``(root, combination)`` pairs over all trees, at most ``cap`` (-1: all).
+
+    ``trees``: ``(root id, per-group choice lists)`` pairs in the order the
+    trees are to be tried.
+    """
+    seen_shared = set()
+    root_of = problem.root_of
+    sharing = problem.sharing
+
+    def valid(combination):
+        if not problem.nested_aware:
+            allocated = _allocated_providers(combination)
+            if len({root_of[p] for p in allocated}) != len(allocated):
+                return False
+        members = _providers_of(combination)
+        if members and members <= sharing:
+            key = tuple(combination)
+            if key in seen_shared:
+                return False
+            seen_shared.add(key)
+        return True
+
+    def per_tree(root, choices):
+        for combination in tree_combinations(choices, problem):
+            if valid(combination):
+                yield root, combination
+
+    if strategy == "breadth-first":
+        stream = _round_robin([per_tree(root, choices) for root, choices in trees])
+    else:
+        stream = (item for root, choices in trees for item in per_tree(root, choices))
+    if cap is not None and cap >= 0:
+        stream = islice(stream, cap)
+    yield from stream
+
+
+def _round_robin(generators):
+    """One item from each generator in turn until all are exhausted."""
+    active = list(generators)
+    while active:
+        still = []
+        for generator in active:
+            item = next(generator, _DONE)
+            if item is not _DONE:
+                still.append(generator)
+                yield item
+        active = still
+
+
+_DONE = object()

@@ -1,0 +1,310 @@
+"""`make bench`: perfload-style timing of GET /allocation_candidates.
+
+Two scenarios, each on its own fresh PostgreSQL database, served by gunicorn
+on 127.0.0.1 with noauth2:
+
+flat    1000 root providers, each with VCPU, MEMORY_MB and DISK_GB inventory,
+        all in one aggregate, with HW_CPU_X86_AVX2 on every other provider
+        (the shape of upstream's perfload job); query
+        resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=<agg>&required=HW_CPU_X86_AVX2
+nested  1000 trees of 7 providers as in ../shared/benchmarks/nested-perfload.yaml
+        (compute node with DISK_GB and COMPUTE_VOLUME_MULTI_ATTACH, two NUMA
+        cells, FPGAs and a VGPU); query with granular groups and same_subtree.
+
+Data is loaded with bulk inserts through the ORM (fast), not the API.
+For each scenario: median and p95 latency over N sequential requests, then
+requests/s at concurrency C.  Everything is bounded by timeouts; the
+databases are dropped and the server stopped at the end.
+
+Usage: .venv/bin/python benchmarks/bench.py [--providers 1000] [--trees 1000]
+       [--requests 30] [--concurrency 10] [--concurrent-requests 100]
+       [--pg postgres://root@127.0.0.1:5432] [--port 18390] [--workers 2]
+"""
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+GUNICORN = os.path.join(ROOT, ".venv", "bin", "gunicorn")
+
+FLAT_QUERY = (
+    "/allocation_candidates?resources=VCPU:1,DISK_GB:10,MEMORY_MB:256"
+    "&member_of={agg}&required=HW_CPU_X86_AVX2"
+)
+NESTED_QUERY = (
+    "/allocation_candidates?resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH"
+    "&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO"
+    "&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA"
+)
+
+
+# --------------------------------------------------------------------------
+# loading (runs in a child process with DATABASE_URL set)
+# --------------------------------------------------------------------------
+
+
+def _django():
+    sys.path.insert(0, ROOT)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
+    import django
+
+    django.setup()
+
+
+def _providers(rows):
+    """Bulk-create providers: rows of (name, parent ResourceProvider or None)."""
+    from providers.models import ResourceProvider
+
+    objs = [
+        ResourceProvider(uuid=str(uuid.uuid4()), name=name, parent=parent,
+                         root_id=parent.root_id if parent else None)
+        for name, parent in rows
+    ]
+    ResourceProvider.objects.bulk_create(objs, batch_size=2000)
+    roots = [o for o in objs if o.parent is None]
+    ResourceProvider.objects.filter(pk__in=[o.pk for o in roots]).update(
+        root_id=__import__("django.db.models", fromlist=["F"]).F("id")
+    )
+    for o in roots:
+        o.root_id = o.pk
+    return objs
+
+
+def load_flat(count):
+    _django()
+    from django.db import transaction
+
+    from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait
+    from resource_classes.models import ResourceClass, Trait
+
+    rc = {r.name: r for r in ResourceClass.objects.filter(name__in=["VCPU", "MEMORY_MB", "DISK_GB"])}
+    avx2 = Trait.objects.get(name="HW_CPU_X86_AVX2")
+    with transaction.atomic():
+        agg = Aggregate.objects.create(uuid=str(uuid.uuid4()))
+        rps = _providers([(f"perf-{i}", None) for i in range(count)])
+        inv = []
+        for rp in rps:
+            inv += [
+                Inventory(resource_provider=rp, resource_class=rc["VCPU"], total=32,
+                          max_unit=32, allocation_ratio=16.0),
+                Inventory(resource_provider=rp, resource_class=rc["MEMORY_MB"], total=131072,
+                          reserved=512, max_unit=131072, allocation_ratio=1.5),
+                Inventory(resource_provider=rp, resource_class=rc["DISK_GB"], total=2048,
+                          max_unit=2048),
+            ]
+        Inventory.objects.bulk_create(inv, batch_size=5000)
+        ProviderAggregate.objects.bulk_create(
+            [ProviderAggregate(resource_provider=rp, aggregate=agg) for rp in rps], batch_size=5000
+        )
+        ProviderTrait.objects.bulk_create(
+            [ProviderTrait(resource_provider=rp, trait=avx2) for rp in rps[::2]], batch_size=5000
+        )
+    print(json.dumps({"agg": agg.uuid}))
+
+
+def load_nested(count):
+    _django()
+    from django.db import transaction
+
+    from providers.models import Inventory, ProviderTrait
+    from resource_classes.models import ResourceClass, Trait
+
+    names = ["VCPU", "MEMORY_MB", "DISK_GB", "FPGA", "VGPU"]
+    rc = {r.name: r for r in ResourceClass.objects.filter(name__in=names)}
+    foo, _ = Trait.objects.get_or_create(name="CUSTOM_FOO")
+    multi = Trait.objects.get(name="COMPUTE_VOLUME_MULTI_ATTACH")
+    numa_root = Trait.objects.get(name="HW_NUMA_ROOT")
+
+    def inv(rp, name, total, **kw):
+        kw.setdefault("max_unit", total)
+        return Inventory(resource_provider=rp, resource_class=rc[name], total=total, **kw)
+
+    with transaction.atomic():
+        cns = _providers([(f"cn-{i}", None) for i in range(count)])
+        numas = _providers(
+            [(f"numa{n}-{i}", cn) for i, cn in enumerate(cns) for n in (0, 1)]
+        )
+        leaves = _providers(
+            [(f"dev{d}-{i}", numa) for i, numa in enumerate(numas) for d in (0, 1)]
+        )
+        inventory, traits = [], []
+        for cn in cns:
+            inventory.append(inv(cn, "DISK_GB", 20480))
+            traits.append(ProviderTrait(resource_provider=cn, trait=multi))
+        for index, numa in enumerate(numas):
+            if index % 2 == 0:  # numa0
+                inventory += [inv(numa, "VCPU", 4, reserved=2),
+                              inv(numa, "MEMORY_MB", 2048, min_unit=512, step_size=256)]
+                traits.append(ProviderTrait(resource_provider=numa, trait=numa_root))
+            else:  # numa1
+                inventory += [inv(numa, "VCPU", 4),
+                              inv(numa, "MEMORY_MB", 2048, min_unit=256, max_unit=1024)]
+                traits += [ProviderTrait(resource_provider=numa, trait=numa_root),
+                           ProviderTrait(resource_provider=numa, trait=foo)]
+        for index, leaf in enumerate(leaves):
+            numa_index, device = divmod(index, 2)
+            if numa_index % 2 == 0 and device == 1:
+                inventory.append(inv(leaf, "VGPU", 8))  # pgpu0_0
+            else:
+                inventory.append(inv(leaf, "FPGA", 1))  # fpga0_0, fpga1_0, fpga1_1
+        Inventory.objects.bulk_create(inventory, batch_size=5000)
+        ProviderTrait.objects.bulk_create(traits, batch_size=5000)
+    print(json.dumps({}))
+
+
+# --------------------------------------------------------------------------
+# driving (main process)
+# --------------------------------------------------------------------------
+
+
+def _psql(pg, sql):
+    subprocess.run(["psql", f"{pg}/postgres", "-qAtc", sql], check=True, timeout=60,
+                   stdout=subprocess.DEVNULL)
+
+
+def _env(database_url):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PLACEMENT_", "OS_")) and k != "DJANGO_SETTINGS_MODULE"}
+    env.update(DATABASE_URL=database_url, PLACEMENT_AUTH_STRATEGY="noauth2",
+               PLACEMENT_LOG_LEVEL="WARNING")
+    return env
+
+
+def _get(url, timeout=60):
+    request = urllib.request.Request(url, headers={
+        "x-auth-token": "admin", "openstack-api-version": "placement latest",
+        "accept": "application/json"})
+    start = time.perf_counter()
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        body = response.read()
+        status = response.status
+    return time.perf_counter() - start, status, body
+
+
+def _wait_up(base, proc, limit=60):
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("gunicorn exited early")
+        try:
+            urllib.request.urlopen(base + "/", timeout=2).read()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("gunicorn did not answer in time")
+
+
+def _percentile(values, pct):
+    ordered = sorted(values)
+    index = max(0, min(len(ordered) - 1, int(round(pct / 100.0 * len(ordered) + 0.5)) - 1))
+    return ordered[index]
+
+
+def run_scenario(name, args, load_args, query_template):
+    db = f"placement_bench_{name}_{os.getpid()}"
+    url = f"{args.pg}/{db}"
+    env = _env(url)
+    _psql(args.pg, f"DROP DATABASE IF EXISTS {db}")
+    _psql(args.pg, f"CREATE DATABASE {db}")
+    proc = None
+    try:
+        subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
+                       check=True, timeout=300, stdout=subprocess.DEVNULL)
+        started = time.perf_counter()
+        out = subprocess.run([PYTHON, __file__, *load_args], cwd=ROOT, env=env, check=True,
+                             timeout=600, capture_output=True, text=True).stdout
+        load_time = time.perf_counter() - started
+        info = json.loads(out.strip().splitlines()[-1])
+        query = query_template.format(**info)
+        base = f"http://127.0.0.1:{args.port}"
+        proc = subprocess.Popen(
+            [GUNICORN, "placement_site.wsgi:application", "-b", f"127.0.0.1:{args.port}",
+             "-w", str(args.workers), "--timeout", "120"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        _wait_up(base, proc)
+        _, status, body = _get(base + query)  # warm-up (and correctness peek)
+        assert status == 200, status
+        data = json.loads(body)
+        candidates = len(data["allocation_requests"])
+        summaries = len(data["provider_summaries"])
+        for _ in range(2):
+            _get(base + query)
+        latencies = [_get(base + query)[0] for _ in range(args.requests)]
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+            results = list(pool.map(lambda _: _get(base + query)[1],
+                                    range(args.concurrent_requests)))
+        wall = time.perf_counter() - started
+        assert all(s == 200 for s in results)
+        return {
+            "scenario": name,
+            "query": query,
+            "load_seconds": round(load_time, 1),
+            "allocation_requests": candidates,
+            "provider_summaries": summaries,
+            "requests": args.requests,
+            "median_ms": round(statistics.median(latencies) * 1000, 1),
+            "p95_ms": round(_percentile(latencies, 95) * 1000, 1),
+            "concurrency": args.concurrency,
+            "concurrent_requests": args.concurrent_requests,
+            "requests_per_second": round(args.concurrent_requests / wall, 1),
+            "gunicorn_workers": args.workers,
+        }
+    finally:
+        if proc is not None and proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        _psql(args.pg, f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("load-flat", "load-nested"):
+        count = int(sys.argv[2])
+        (load_flat if sys.argv[1] == "load-flat" else load_nested)(count)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--providers", type=int, default=1000)
+    parser.add_argument("--trees", type=int, default=1000)
+    parser.add_argument("--requests", type=int, default=30)
+    parser.add_argument("--concurrency", type=int, default=10)
+    parser.add_argument("--concurrent-requests", type=int, default=100)
+    parser.add_argument("--pg", default=os.environ.get("BENCH_PG_URL",
+                                                       "postgres://root@127.0.0.1:5432"))
+    parser.add_argument("--port", type=int, default=18390)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--only", choices=["flat", "nested"])
+    args = parser.parse_args()
+    reports = []
+    if args.only in (None, "flat"):
+        reports.append(run_scenario("flat", args, ["load-flat", str(args.providers)], FLAT_QUERY))
+    if args.only in (None, "nested"):
+        reports.append(run_scenario("nested", args, ["load-nested", str(args.trees)], NESTED_QUERY))
+    for report in reports:
+        print(f"== {report['scenario']}: {report['query']}")
+        print(f"   data loaded in {report['load_seconds']} s; "
+              f"{report['allocation_requests']} allocation requests, "
+              f"{report['provider_summaries']} provider summaries per response")
+        print(f"   sequential x{report['requests']}: median {report['median_ms']} ms, "
+              f"p95 {report['p95_ms']} ms")
+        print(f"   concurrency {report['concurrency']} x{report['concurrent_requests']} "
+              f"(gunicorn -w {report['gunicorn_workers']}): "
+              f"{report['requests_per_second']} requests/s")
+    print("BENCH " + json.dumps(reports))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""The pure-Python combiner: validity, no duplicates, bounded by the cap, fast."""
+import time
+
+from allocations.combiner import Choice, Problem, combine, tree_combinations
+
+
+def _problem(providers, free=8, max_unit=8, isolate=(), same_subtree=(), ancestors=None):
+    return Problem(
+        capacity={(p, "VCPU"): (free, max_unit) for p in providers},
+        isolated_groups=list(isolate),
+        same_subtree=list(same_subtree),
+        ancestors=ancestors or {p: frozenset([p, 0]) for p in providers},
+        root_of={p: 0 for p in providers},
+        sharing=frozenset(),
+    )
+
+
+def _choices(providers, amount=1):
+    return [Choice(providers=(p,), allocs=((p, "VCPU", amount),)) for p in providers]
+
+
+def test_isolate_gives_distinct_providers_without_duplicates():
+    children = list(range(1, 5))
+    problem = _problem(children, isolate=[True] * 3)
+    results = list(tree_combinations([_choices(children)] * 3, problem))
+    assert len(results) == 4 * 3 * 2
+    assert len(set(results)) == len(results)
+    for combination in results:
+        assert len({c.providers[0] for c in combination}) == 3
+
+
+def test_capacity_prunes_overcommit():
+    problem = _problem([1, 2], free=1, isolate=[False, False])
+    results = list(tree_combinations([_choices([1, 2])] * 2, problem))
+    # each provider has room for one unit only: (1,2) and (2,1)
+    assert sorted(tuple(c.providers[0] for c in r) for r in results) == [(1, 2), (2, 1)]
+
+
+def test_same_subtree_needs_a_common_ancestor():
+    # 10 -> 11, 10 -> 12 ; group 0 on {11, 12}, group 1 on {10}
+    ancestors = {10: frozenset([10]), 11: frozenset([11, 10]), 12: frozenset([12, 10])}
+    problem = _problem([10, 11, 12], isolate=[False, False, False], same_subtree=[[0, 1]],
+                       ancestors=ancestors)
+    results = list(tree_combinations([_choices([11, 12]), _choices([11, 12])], problem))
+    # 11 and 12 are siblings: only equal picks share a subtree
+    assert sorted(tuple(c.providers[0] for c in r) for r in results) == [(11, 11), (12, 12)]
+
+
+def test_eight_children_eight_groups_is_fast_and_capped():
+    children = list(range(1, 9))
+    problem = _problem(children, isolate=[True] * 8)
+    start = time.perf_counter()
+    results = list(combine([(0, [_choices(children)] * 8)], problem, cap=1000))
+    assert len(results) == 1000
+    assert time.perf_counter() - start < 0.5
+
+
+def test_eight_children_eight_groups_uncapped_isolate_under_a_second():
+    children = list(range(1, 9))
+    problem = _problem(children, isolate=[True] * 8)
+    start = time.perf_counter()
+    count = sum(1 for _ in combine([(0, [_choices(children)] * 8)], problem))
+    assert count == 40320  # 8! distinct group -> provider mappings
+    assert time.perf_counter() - start < 1.0
+
+
+def test_capacity_bounds_group_policy_none():
+    # 8 children with 1 free unit each, 8 groups of 1 unit, policy none:
+    # capacity forces a permutation, pruned early, not 8**8 tries.
+    children = list(range(1, 9))
+    problem = _problem(children, free=1, isolate=[False] * 8)
+    start = time.perf_counter()
+    count = sum(1 for _ in combine([(0, [_choices(children)] * 8)], problem))
+    assert count == 40320
+    assert time.perf_counter() - start < 1.0
+
+
+def test_breadth_first_takes_one_per_tree_in_turn():
+    trees = [(root, [_choices([root])]) for root in (1, 2, 3)]
+    problem = _problem([1, 2, 3], isolate=[False])
+    problem.root_of = {1: 1, 2: 2, 3: 3}
+    got = [root for root, _ in combine(trees, problem, strategy="breadth-first", cap=2)]
+    assert got == [1, 2]
