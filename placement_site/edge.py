@@ -46,6 +46,10 @@ def noauth2_context(request):
 
 def keystone_context(request):
     """Build the context from the headers keystonemiddleware's auth_token sets."""
+    # Identity headers are trusted only on requests auth_token checked
+    # (placement_site.keystone marks them).
+    if not request.META.get("placement.keystone_authenticated"):
+        return None
     if request.META.get("HTTP_X_IDENTITY_STATUS") != "Confirmed":
         return None
     return RequestContext(

@@ -1,80 +1,130 @@
 """Policy: may this request's context do this rule?
 
-Rule names are upstream Placement's.  This first version knows the legacy
-defaults (every rule needs the admin role) and honours an operator policy
-file whose rules are ``"@"`` (anyone) or ``"!"`` (no one) or
-``"role:<name>"``; the full check-string language arrives with the policy
-work (issue 6).
+Enforcement is oslo.policy's, so operators' policy files (YAML or JSON,
+upstream rule names, the full check-string language: ``role:``,
+``project_id:%(project_id)s``, ``system_scope:all``, ``rule:``, ``@``,
+``!``, ``and``/``or``/``not``, parentheses) work unchanged.  The defaults
+live in ``placement_site.policies``.
+
+Settings (placement_site/settings.py, from the environment):
+
+* ``PLACEMENT_ENFORCE_NEW_DEFAULTS``: enforce only the secure-RBAC
+  defaults; when off, the legacy ``role:admin`` default is also accepted.
+* ``PLACEMENT_ENFORCE_SCOPE``: refuse tokens whose scope (system, domain,
+  project) the rule is not declared for.
+* ``PLACEMENT_POLICY_FILE``: operator overrides, re-read when the file
+  changes.
+
+Views call ``authorize(request, "<rule name>")`` before doing any work; a
+denial raises ``errors.Forbidden`` (403, "Policy does not allow <rule> to be
+performed.").
 """
-import functools
+import copy
+import os
+import threading
 
-import yaml
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from oslo_config import cfg
+from oslo_policy import policy as oslo_policy
 
-from placement_site import errors
+from placement_site import errors, policies
 
-RULES = (
-    "placement:resource_providers:list",
-    "placement:resource_providers:create",
-    "placement:resource_providers:show",
-    "placement:resource_providers:update",
-    "placement:resource_providers:delete",
-    "placement:resource_classes:list",
-    "placement:resource_classes:create",
-    "placement:resource_classes:show",
-    "placement:resource_classes:update",
-    "placement:resource_classes:delete",
-    "placement:resource_providers:inventories:list",
-    "placement:resource_providers:inventories:create",
-    "placement:resource_providers:inventories:show",
-    "placement:resource_providers:inventories:update",
-    "placement:resource_providers:inventories:delete",
-    "placement:resource_providers:aggregates:list",
-    "placement:resource_providers:aggregates:update",
-    "placement:resource_providers:usages",
-    "placement:usages",
-    "placement:traits:list",
-    "placement:traits:show",
-    "placement:traits:update",
-    "placement:traits:delete",
-    "placement:resource_providers:traits:list",
-    "placement:resource_providers:traits:update",
-    "placement:resource_providers:traits:delete",
-    "placement:allocations:manage",
-    "placement:allocations:list",
-    "placement:allocations:update",
-    "placement:allocations:delete",
-    "placement:resource_providers:allocations:list",
-    "placement:allocation_candidates:list",
-    "placement:reshaper:reshape",
-)
+# Every API rule name, in the order of the defaults table.
+RULES = policies.RULE_NAMES
+
+_lock = threading.Lock()
+_enforcers = {}
 
 
-@functools.lru_cache(maxsize=4)
-def _load_file(path):
-    if not path:
-        return {}
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle) or {}
-    return {str(k): str(v) for k, v in data.items()}
+def _settings_key():
+    return (
+        getattr(settings, "PLACEMENT_POLICY_FILE", None) or None,
+        bool(getattr(settings, "PLACEMENT_ENFORCE_NEW_DEFAULTS", False)),
+        bool(getattr(settings, "PLACEMENT_ENFORCE_SCOPE", False)),
+    )
 
 
-def _check(check, context):
-    check = check.strip()
-    if check in ("@", ""):
-        return True
-    if check == "!":
+def _build_enforcer(policy_file, enforce_new_defaults, enforce_scope):
+    if policy_file:
+        policy_file = os.path.abspath(policy_file)
+        if not os.path.isfile(policy_file):
+            raise ImproperlyConfigured(
+                f"PLACEMENT_POLICY_FILE={policy_file!r}: no such file"
+            )
+    conf = cfg.ConfigOpts()
+    # A private, empty configuration: nothing is read from /etc or argv.
+    conf([], project="placement", default_config_files=[], default_config_dirs=[])
+    enforcer = oslo_policy.Enforcer(
+        conf,
+        # oslo.policy wants a file name even when there is none; a path that
+        # cannot exist means "defaults only".
+        policy_file=policy_file or os.path.join(os.sep, "nonexistent", "placement-policy.yaml"),
+    )
+    conf.set_override("policy_dirs", [], group="oslo_policy")
+    conf.set_override("enforce_new_defaults", enforce_new_defaults, group="oslo_policy")
+    enforcer.suppress_deprecation_warnings = True
+    enforcer.suppress_default_change_warnings = True
+    rules = policies.list_rules()
+    if not enforce_scope:
+        # oslo.policy always checks a rule's scope_types; without scope
+        # enforcement the rules are registered without them.
+        rules = [copy.copy(rule) for rule in rules]
+        for rule in rules:
+            rule.scope_types = None
+    enforcer.register_defaults(rules)
+    enforcer.load_rules()
+    if not policy_file:
+        # Defaults only: nothing to re-read on each check.
+        enforcer.use_conf = False
+    return enforcer
+
+
+def get_enforcer():
+    """The oslo.policy Enforcer for the current settings (built once per set)."""
+    key = _settings_key()
+    enforcer = _enforcers.get(key)
+    if enforcer is None:
+        with _lock:
+            enforcer = _enforcers.get(key)
+            if enforcer is None:
+                enforcer = _build_enforcer(*key)
+                _enforcers[key] = enforcer
+    return enforcer
+
+
+def reset():
+    """Forget the built enforcers (tests that change settings call this)."""
+    with _lock:
+        _enforcers.clear()
+
+
+def credentials(context):
+    """The credentials dict check strings are evaluated against."""
+    creds = context.policy_credentials()
+    creds.setdefault("domain_id", None)
+    creds.setdefault("user_domain_id", None)
+    creds.setdefault("project_domain_id", None)
+    return creds
+
+
+def check(context, rule, target=None):
+    """True when ``context`` passes ``rule`` (no exception)."""
+    if target is None:
+        target = {"project_id": context.project_id, "user_id": context.user_id}
+    try:
+        return bool(
+            get_enforcer().authorize(rule, target, credentials(context), do_raise=True)
+        )
+    except (oslo_policy.PolicyNotAuthorized, oslo_policy.InvalidScope):
         return False
-    if check.startswith("role:"):
-        return check[5:] in context.roles
-    return context.is_admin
 
 
 def authorize(request, rule, target=None):
-    """Raise 403 unless the request's context passes ``rule``."""
-    context = request.placement_context
-    overrides = _load_file(settings.PLACEMENT_POLICY_FILE)
-    check = overrides.get(rule)
-    allowed = _check(check, context) if check is not None else context.is_admin
-    if not allowed:
+    """Raise 403 unless the request's context passes ``rule``.
+
+    ``target`` describes what is acted on (``{"project_id": ...}``); by
+    default it is the caller's own project and user.
+    """
+    if not check(request.placement_context, rule, target):
         raise errors.Forbidden(f"Policy does not allow {rule} to be performed.")

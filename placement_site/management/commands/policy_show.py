@@ -1,0 +1,85 @@
+"""``manage.py policy_show``: the effective policy.
+
+Without options: every rule as YAML, ``name: "check string"``, as enforced
+with the current settings (PLACEMENT_ENFORCE_NEW_DEFAULTS,
+PLACEMENT_ENFORCE_SCOPE, PLACEMENT_POLICY_FILE), each after a comment with
+its description, operations, scope and where the check string comes from.
+That output is itself a valid policy file.
+
+``--sample``: the defaults only, commented out (a starting policy file).
+
+``--roles admin,reader [--project-id P] [--user-id U] [--system-scope all]
+[--target-project-id T]``: which rules such a caller passes (like
+oslopolicy-checker).
+"""
+import json
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from placement_site import policies, policy
+from placement_site.context import RequestContext
+
+
+def _quote(text):
+    return json.dumps(str(text))
+
+
+class Command(BaseCommand):
+    help = "Print the effective policy rules, a sample policy file, or check a caller against them."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--sample", action="store_true",
+                            help="print the default rules, commented out")
+        parser.add_argument("--roles", help="check mode: comma list of the caller's roles")
+        parser.add_argument("--project-id", default="project")
+        parser.add_argument("--user-id", default="user")
+        parser.add_argument("--system-scope", default=None,
+                            help="'all' for a system-scoped caller")
+        parser.add_argument("--target-project-id", default=None,
+                            help="project the request is about (default: the caller's)")
+
+    def handle(self, *args, **options):
+        if options["roles"] is not None:
+            return self._check(options)
+        enforcer = policy.get_enforcer()
+        out = self.stdout
+        out.write("# Placement policy")
+        out.write(f"# PLACEMENT_ENFORCE_NEW_DEFAULTS={settings.PLACEMENT_ENFORCE_NEW_DEFAULTS}"
+                  f" PLACEMENT_ENFORCE_SCOPE={settings.PLACEMENT_ENFORCE_SCOPE}"
+                  f" PLACEMENT_POLICY_FILE={settings.PLACEMENT_POLICY_FILE or '(none)'}")
+        out.write("")
+        for rule in policies.list_rules():
+            out.write(f"# {rule.description}")
+            for operation in getattr(rule, "operations", None) or []:
+                out.write(f"# {operation['method']:<7} {operation['path']}")
+            if rule.scope_types:
+                out.write(f"# scope: {', '.join(rule.scope_types)}")
+            if options["sample"]:
+                out.write(f"#{_quote(rule.name)}: {_quote(rule.check_str)}")
+            else:
+                if rule.name in enforcer.file_rules:
+                    source = "policy file"
+                elif rule.deprecated_rule and not settings.PLACEMENT_ENFORCE_NEW_DEFAULTS:
+                    source = (f"default {rule.check_str!r} or legacy "
+                              f"{rule.deprecated_rule.check_str!r}")
+                else:
+                    source = "default"
+                out.write(f"# from: {source}")
+                out.write(f"{_quote(rule.name)}: {_quote(enforcer.rules[rule.name])}")
+            out.write("")
+
+    def _check(self, options):
+        context = RequestContext(
+            user_id=options["user_id"],
+            project_id=options["project_id"],
+            roles=[r.strip() for r in options["roles"].split(",") if r.strip()],
+            system_scope=options["system_scope"],
+        )
+        target = {
+            "project_id": options["target_project_id"] or context.project_id,
+            "user_id": context.user_id,
+        }
+        for name in policy.RULES:
+            verdict = "passed" if policy.check(context, name, target) else "failed"
+            self.stdout.write(f"{verdict}: {name}")

@@ -1,0 +1,82 @@
+"""CORS: preflights and actual requests, on and off (cors.yaml, non-cors.yaml)."""
+import pytest
+
+VALID = "http://valid.example.com"
+
+
+@pytest.fixture
+def cors(settings):
+    settings.PLACEMENT_CORS_ALLOWED_ORIGINS = [VALID]
+    settings.PLACEMENT_CORS_ALLOW_HEADERS = ["openstack-api-version"]
+    return settings
+
+
+def preflight(api, origin, method="GET", headers=None, token="user"):
+    extra = {"origin": origin, "access-control-request-method": method}
+    if headers is not None:
+        extra["access-control-request-headers"] = headers
+    return api.request("OPTIONS", "/", token=token, headers=extra)
+
+
+def test_valid_preflight(api, cors):
+    response = preflight(api, VALID, headers="openstack-api-version")
+    assert response.status_code == 200
+    assert response["access-control-allow-origin"] == VALID
+    assert response["access-control-allow-headers"] == "openstack-api-version"
+    assert response["access-control-allow-methods"] == "GET"
+    assert "Origin" in response["vary"]
+
+
+def test_preflight_needs_no_token(api, cors):
+    response = preflight(api, VALID, token=None)
+    assert response.status_code == 200
+    assert response["access-control-allow-origin"] == VALID
+    response = api.request(
+        "OPTIONS", "/resource_providers", token=None,
+        headers={"origin": VALID, "access-control-request-method": "POST"},
+    )
+    assert response.status_code == 200
+    assert response["access-control-allow-origin"] == VALID
+
+
+@pytest.mark.parametrize(
+    "origin,method,headers",
+    [
+        ("http://invalid.example.com", "GET", None),
+        (VALID, "TRACE", None),
+        (VALID, "GET", "x-not-allowed"),
+    ],
+)
+def test_refused_preflight_has_no_cors_headers(api, cors, origin, method, headers):
+    response = preflight(api, origin, method, headers)
+    assert response.status_code == 200
+    assert "access-control-allow-origin" not in response
+
+
+def test_actual_request_from_valid_origin(api, cors):
+    response = api.get("/", headers={"origin": VALID, "access-control-request-method": "GET"})
+    assert response.status_code == 200
+    assert response["access-control-allow-origin"] == VALID
+    assert "openstack-api-version" in response["access-control-expose-headers"].lower()
+
+
+def test_actual_request_from_other_origin(api, cors):
+    response = api.get("/", headers={"origin": "http://invalid.example.com"})
+    assert response.status_code == 200
+    assert "access-control-allow-origin" not in response
+
+
+def test_default_allow_headers(api, settings):
+    settings.PLACEMENT_CORS_ALLOWED_ORIGINS = [VALID]
+    settings.PLACEMENT_CORS_ALLOW_HEADERS = []
+    response = preflight(api, VALID, headers="X-Auth-Token,OpenStack-API-Version")
+    assert response["access-control-allow-origin"] == VALID
+
+
+def test_cors_off(api, settings):
+    settings.PLACEMENT_CORS_ALLOWED_ORIGINS = []
+    response = preflight(api, VALID)
+    assert response.status_code == 405
+    response = api.get("/", headers={"origin": VALID, "access-control-request-method": "GET"})
+    assert response.status_code == 200
+    assert "access-control-allow-origin" not in response
