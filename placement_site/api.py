@@ -28,6 +28,20 @@ LOG = logging.getLogger(__name__)
 _FORMAT_CHECKER = jsonschema.FormatChecker()
 
 
+@_FORMAT_CHECKER.checks("uuid")
+def _is_uuid_like(value):
+    """Placement's notion of a uuid: dashes optional, any case."""
+    if not isinstance(value, str):
+        return True
+    import uuid as _uuid
+
+    try:
+        parsed = _uuid.UUID(value)
+    except (TypeError, ValueError, AttributeError):
+        return False
+    return parsed.hex == value.replace("-", "").lower().removeprefix("urn:uuid:").strip("{}")
+
+
 def exception_handler(exc, context):
     request = context["request"]
     view = context.get("view")
@@ -122,7 +136,7 @@ def validate(data, schema):
     try:
         validator.validate(data)
     except jsonschema.ValidationError as exc:
-        raise errors.BadRequest(f"JSON does not validate: {exc.message}")
+        raise errors.BadRequest(f"JSON does not validate: {exc}")
     return data
 
 
