@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: venv run test test-sqlite test-postgres bench conformance
+.PHONY: venv run test test-sqlite test-postgres bench conformance test-browser
 
 $(STAMP): requirements.txt requirements-test.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -42,3 +42,25 @@ test-postgres: venv
 
 conformance: venv
 	../shared/conformance/run --known-failures conformance-known-failures.txt
+
+# The real-Keystone integration test (tests/keystone): installs Keystone and
+# keystonemiddleware (requirements-keystone.txt) in a throwaway virtualenv
+# cached under ~/.cache/placement-keystone, starts Keystone on loopback and
+# this service behind keystonemiddleware.  About 35 s with the cache warm,
+# about 80 s cold.  Not part of `make test`.
+.PHONY: test-keystone
+test-keystone: venv
+	env -u DATABASE_URL PLACEMENT_KEYSTONE_TEST=1 $(VENV)/bin/python -m pytest tests/keystone -m keystone -s
+
+# Browser tests of the operator console: Debian's chromium + Playwright
+# (no browser download). Screenshots land in tests/browser/screenshots/.
+test-browser: venv
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements-browser.txt
+	env -u DATABASE_URL $(VENV)/bin/python -m pytest -m browser tests/browser
+
+# Perfload-style timing of GET /allocation_candidates on PostgreSQL behind
+# gunicorn (127.0.0.1): 1000 flat providers and 1000 nested trees; prints
+# median/p95 latency and requests/s at concurrency 10 (benchmarks/bench.py).
+bench: venv
+	$(VENV)/bin/python benchmarks/bench.py

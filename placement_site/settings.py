@@ -45,14 +45,20 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_filters",
     "resource_classes",
     "providers",
     "allocations",
     "reshaper",
+    "placement_site",  # its management commands (policy_show)
+    "console",
 ]
 
 MIDDLEWARE = [
+    # CORS (off unless PLACEMENT_CORS_ALLOWED_ORIGINS is set): preflights are
+    # answered before authentication.
+    "placement_site.cors.CORSMiddleware",
     # The Placement HTTP edge: request ids, auth, microversions, error
     # format, cache headers.  It only acts on API paths (not /admin/,
     # /console/, /static/, /api/).
@@ -131,7 +137,15 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "A wire-compatible implementation of the OpenStack Placement API "
     "(microversions 1.0 to 1.39). Send `OpenStack-API-Version: placement X.Y`.",
     "VERSION": "1.39",
+    # 3.1: request and response bodies are described by the same JSON
+    # Schemas the API validates with (null types, patternProperties), which
+    # OpenAPI 3.1 accepts as they are.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the drf-spectacular-sidecar package (no CDN).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Placement configuration (DESIGN.md section 5) -------------------------

@@ -1,0 +1,48 @@
+"""Admin for consumers and allocations: read-only (allocation writes need the
+generation and capacity checks of the services)."""
+from django.contrib import admin
+
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from console.admin_base import ReadOnlyAdmin, ReadOnlyInline
+
+
+class AllocationInline(ReadOnlyInline):
+    model = Allocation
+    fields = readonly_fields = ("resource_provider", "resource_class", "used")
+
+
+@admin.register(Consumer)
+class ConsumerAdmin(ReadOnlyAdmin):
+    list_display = ("uuid", "project", "user", "consumer_type", "generation", "updated_at")
+    list_select_related = ("project", "user", "consumer_type")
+    search_fields = ("uuid", "project__external_id", "user__external_id")
+    list_filter = ("consumer_type",)
+    fields = readonly_fields = ("uuid", "project", "user", "consumer_type", "generation",
+                                "created_at", "updated_at")
+    inlines = (AllocationInline,)
+
+
+@admin.register(Allocation)
+class AllocationAdmin(ReadOnlyAdmin):
+    list_display = ("consumer", "resource_provider", "resource_class", "used")
+    list_select_related = ("consumer", "resource_provider", "resource_class")
+    search_fields = ("consumer__uuid", "resource_provider__name", "resource_provider__uuid")
+    list_filter = ("resource_class",)
+
+
+@admin.register(Project)
+class ProjectAdmin(ReadOnlyAdmin):
+    list_display = ("external_id", "created_at")
+    search_fields = ("external_id",)
+
+
+@admin.register(User)
+class UserAdmin(ReadOnlyAdmin):
+    list_display = ("external_id", "created_at")
+    search_fields = ("external_id",)
+
+
+@admin.register(ConsumerType)
+class ConsumerTypeAdmin(ReadOnlyAdmin):
+    list_display = ("name", "created_at")
+    search_fields = ("name",)

@@ -1,0 +1,30 @@
+"""manage.py export_json: a portable dump of all placement data."""
+import json
+
+from console.commands import MaintenanceCommand
+from console.maintenance import EXIT_OK, export_data
+
+
+class Command(MaintenanceCommand):
+    help = (
+        "Write all placement data (custom classes and traits, aggregates, providers with "
+        "inventories/traits/aggregates, projects, users, consumers with allocations) as JSON "
+        "keyed by uuids and names, never by database ids. Load it with load_json. "
+        "Exit codes: 0 done, 2 error."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("-o", "--output", default="-", help="File to write (default: stdout).")
+        parser.add_argument("--indent", type=int, default=None, help="Pretty-print with this indent.")
+
+    def run(self, *, output="-", indent=None, **options):
+        data = export_data()
+        text = json.dumps(data, indent=indent, sort_keys=False)
+        if output == "-":
+            self.stdout.write(text)
+        else:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+            self.stderr.write(f"wrote {len(data['resource_providers'])} providers and "
+                              f"{len(data['consumers'])} consumers to {output}")
+        return EXIT_OK

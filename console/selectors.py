@@ -1,0 +1,199 @@
+"""Reads behind the console pages.
+
+Each function runs a fixed number of queries whatever the data size (the
+page tests hold them to it): aggregate in SQL, join in Python by id.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+
+from django.db.models import Count, F, FloatField, Max, Min, Q, Sum
+from django.db.models.functions import Cast
+
+from allocations.models import Allocation, Consumer
+from providers.models import Aggregate, Inventory, ProviderAggregate, ResourceProvider
+from resource_classes.models import ResourceClass, Trait
+
+SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+
+
+@dataclasses.dataclass
+class Capacity:
+    """One resource class on one provider (or summed over the cloud)."""
+
+    resource_class: str
+    total: int
+    reserved: int
+    used: int
+    capacity: int  # (total - reserved) * allocation_ratio
+    ratio_min: float = 1.0
+    ratio_max: float = 1.0
+    min_unit: int = 1
+    max_unit: int = 0
+    step_size: int = 1
+
+    @property
+    def free(self):
+        return self.capacity - self.used
+
+    @property
+    def ratio(self):
+        return self.ratio_max
+
+    @property
+    def fraction(self):
+        return self.used / self.capacity if self.capacity > 0 else (1.0 if self.used else 0.0)
+
+    @property
+    def percent(self):
+        return round(self.fraction * 100, 1)
+
+
+def class_totals() -> list[Capacity]:
+    """Cloud-wide totals per resource class (2 queries)."""
+    inv = (
+        Inventory.objects.values("resource_class__name")
+        .annotate(
+            sum_total=Sum("total"),
+            sum_reserved=Sum("reserved"),
+            capacity=Sum(Cast(F("total") - F("reserved"), FloatField()) * F("allocation_ratio")),
+            ratio_min=Min("allocation_ratio"),
+            ratio_max=Max("allocation_ratio"),
+        )
+        .order_by("resource_class__name")
+    )
+    used = dict(
+        Allocation.objects.values("resource_class__name").annotate(u=Sum("used"))
+        .order_by().values_list("resource_class__name", "u")
+    )
+    rows = [
+        Capacity(r["resource_class__name"], r["sum_total"], r["sum_reserved"],
+                 used.pop(r["resource_class__name"], 0) or 0, int(r["capacity"] or 0),
+                 r["ratio_min"], r["ratio_max"])
+        for r in inv
+    ]
+    # Allocations of a class nobody has inventory of any more.
+    rows += [Capacity(name, 0, 0, u, 0) for name, u in sorted(used.items())]
+    return rows
+
+
+def capacities(provider_ids) -> dict[int, list[Capacity]]:
+    """Per provider, its inventories with usage (2 queries)."""
+    provider_ids = list(provider_ids)
+    used = {
+        (r["resource_provider_id"], r["resource_class_id"]): r["u"]
+        for r in Allocation.objects.filter(resource_provider_id__in=provider_ids)
+        .values("resource_provider_id", "resource_class_id").annotate(u=Sum("used")).order_by()
+    }
+    out = defaultdict(list)
+    for inv in Inventory.objects.filter(resource_provider_id__in=provider_ids).select_related(
+            "resource_class").order_by("resource_class__name"):
+        key = (inv.resource_provider_id, inv.resource_class_id)
+        out[inv.resource_provider_id].append(Capacity(
+            inv.resource_class.name, inv.total, inv.reserved, used.pop(key, 0), inv.capacity,
+            inv.allocation_ratio, inv.allocation_ratio, inv.min_unit, inv.max_unit,
+            inv.step_size))
+    if used:
+        names = dict(ResourceClass.objects.filter(
+            pk__in={k[1] for k in used}).values_list("pk", "name"))
+        for (rp, rc), u in used.items():
+            out[rp].append(Capacity(names[rc], 0, 0, u, 0))
+    return out
+
+
+def fullest_providers(limit=10) -> list[tuple[ResourceProvider, Capacity]]:
+    """Providers whose busiest class is the most used (3 queries)."""
+    used = {
+        (r["resource_provider_id"], r["resource_class_id"]): r["u"]
+        for r in Allocation.objects.values("resource_provider_id", "resource_class_id")
+        .annotate(u=Sum("used")).order_by()
+    }
+    best = {}
+    for rp, rc, total, reserved, ratio in Inventory.objects.values_list(
+            "resource_provider_id", "resource_class_id", "total", "reserved", "allocation_ratio"):
+        u = used.get((rp, rc), 0)
+        if not u:
+            continue
+        cap = int((total - reserved) * ratio)
+        frac = u / cap if cap > 0 else 1.0
+        if rp not in best or frac > best[rp][0]:
+            best[rp] = (frac, rc, total, reserved, u, cap, ratio)
+    top = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[:limit]
+    rps = ResourceProvider.objects.in_bulk([rp for rp, _ in top])
+    rcs = dict(ResourceClass.objects.filter(pk__in={v[1] for _, v in top}).values_list("pk", "name"))
+    return [(rps[rp], Capacity(rcs[v[1]], v[2], v[3], v[4], v[5], v[6], v[6])) for rp, v in top]
+
+
+def counts() -> dict[str, int]:
+    return {
+        "providers": ResourceProvider.objects.count(),
+        "root_providers": ResourceProvider.objects.filter(parent__isnull=True).count(),
+        "consumers": Consumer.objects.count(),
+        "allocations": Allocation.objects.count(),
+        "aggregates": Aggregate.objects.count(),
+        "custom_classes": ResourceClass.objects.filter(name__startswith="CUSTOM_").count(),
+    }
+
+
+def provider_tree(provider: ResourceProvider) -> list[tuple[int, ResourceProvider]]:
+    """The provider's whole tree, depth-first, as (depth, provider) (1 query)."""
+    members = list(ResourceProvider.objects.filter(root_id=provider.root_id or provider.pk)
+                   .order_by("name"))
+    if provider not in members:
+        members.append(provider)
+    children = defaultdict(list)
+    ids = {m.pk for m in members}
+    roots = []
+    for m in members:
+        if m.parent_id in ids:
+            children[m.parent_id].append(m)
+        else:
+            roots.append(m)
+    out = []
+
+    def walk(node, depth):
+        out.append((depth, node))
+        for child in children[node.pk]:
+            walk(child, depth + 1)
+
+    for r in roots:
+        walk(r, 0)
+    return out
+
+
+def sharing_providers(provider: ResourceProvider, aggregate_ids) -> list[ResourceProvider]:
+    """Other providers that share resources with this one through an aggregate."""
+    if not aggregate_ids:
+        return []
+    return list(
+        ResourceProvider.objects.filter(
+            providertrait__trait__name=SHARING_TRAIT,
+            provideraggregate__aggregate_id__in=aggregate_ids,
+        ).exclude(pk=provider.pk).distinct().order_by("name")[:100]
+    )
+
+
+def provider_consumers(provider: ResourceProvider, limit=200):
+    """Consumers holding allocations on the provider, with what they hold (1 query)."""
+    by_consumer = {}
+    rows = (Allocation.objects.filter(resource_provider=provider)
+            .select_related("consumer__project", "consumer__user", "resource_class")
+            .order_by("consumer__uuid", "resource_class__name"))
+    for a in rows:
+        entry = by_consumer.setdefault(a.consumer_id, {"consumer": a.consumer, "resources": []})
+        entry["resources"].append((a.resource_class.name, a.used))
+        if len(by_consumer) > limit:
+            break
+    return list(by_consumer.values())[:limit], len(by_consumer) > limit
+
+
+def consumer_allocations(consumer: Consumer):
+    return list(Allocation.objects.filter(consumer=consumer)
+                .select_related("resource_provider", "resource_class")
+                .order_by("resource_provider__name", "resource_class__name"))
+
+
+def usage_by_class_chart(rows: list[Capacity]):
+    """Rows scaled for the horizontal bar chart of the overview."""
+    return [r for r in rows if r.capacity or r.used]

@@ -1,0 +1,18 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from console import views
+
+app_name = "console"
+
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path("login/", views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(next_page="console:login"), name="logout"),
+    path("assets/<path:path>", views.asset, name="asset"),
+    path("providers/", views.provider_list, name="providers"),
+    path("providers/<str:uuid>/", views.provider_detail, name="provider"),
+    path("consumers/", views.consumer_list, name="consumers"),
+    path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),
+    path("why/", views.why_no_candidates, name="why"),
+]

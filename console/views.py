@@ -1,0 +1,129 @@
+"""The operator console: read-only pages for staff users."""
+import time
+from pathlib import Path
+
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import user_passes_test
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, render
+from django.views.static import serve
+
+from allocations.models import Consumer
+from console import explain as explain_mod
+from console import selectors
+from console.filters import ProviderFilterSet
+from providers.models import ProviderAggregate, ResourceProvider
+
+PAGE_SIZE = 50
+ASSETS = Path(__file__).resolve().parent / "static" / "console"
+
+staff_required = user_passes_test(lambda u: u.is_active and u.is_staff, login_url="console:login")
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "console/login.html"
+
+
+def asset(request, path):
+    """The console's CSS/SVG, served by the app itself (no CDN, no collectstatic needed)."""
+    return serve(request, path, document_root=str(ASSETS))
+
+
+def _page(request, queryset):
+    paginator = Paginator(queryset, PAGE_SIZE)
+    return paginator.get_page(request.GET.get("page"))
+
+
+def _query_without_page(request):
+    params = request.GET.copy()
+    params.pop("page", None)
+    return params.urlencode()
+
+
+@staff_required
+def overview(request):
+    started = time.perf_counter()
+    totals = selectors.class_totals()
+    context = {
+        "totals": totals,
+        "chart": selectors.usage_by_class_chart(totals),
+        "fullest": selectors.fullest_providers(10),
+        "counts": selectors.counts(),
+    }
+    context["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return render(request, "console/overview.html", context)
+
+
+@staff_required
+def provider_list(request):
+    fs = ProviderFilterSet(request.GET or None, queryset=ResourceProvider.objects.order_by("name"))
+    qs = fs.qs if fs.is_bound else fs.queryset
+    page = _page(request, qs.select_related("parent"))
+    caps = selectors.capacities(rp.pk for rp in page)
+    rows = [(rp, caps.get(rp.pk, [])) for rp in page]
+    return render(request, "console/provider_list.html", {
+        "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
+        "problems": getattr(fs, "problems", []),
+    })
+
+
+@staff_required
+def provider_detail(request, uuid):
+    rp = get_object_or_404(ResourceProvider, uuid=uuid)
+    aggregates = list(rp.aggregates.order_by("uuid"))
+    consumers, truncated = selectors.provider_consumers(rp)
+    tree = selectors.provider_tree(rp)
+    tree_aggregates = ProviderAggregate.objects.filter(
+        resource_provider_id__in=[node.pk for _, node in tree]).values_list("aggregate_id", flat=True)
+    return render(request, "console/provider_detail.html", {
+        "rp": rp,
+        "tree": tree,
+        "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
+        "traits": list(rp.traits.order_by("name").values_list("name", flat=True)),
+        "aggregates": aggregates,
+        "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
+        "consumers": consumers, "consumers_truncated": truncated,
+    })
+
+
+@staff_required
+def consumer_list(request):
+    q = request.GET.get("q", "").strip()
+    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
+        n_allocations=Count("allocations")).order_by("uuid")
+    if q:
+        qs = qs.filter(Q(uuid__icontains=q) | Q(project__external_id=q) | Q(user__external_id=q))
+    return render(request, "console/consumer_list.html", {
+        "page": _page(request, qs), "q": q, "query": _query_without_page(request)})
+
+
+@staff_required
+def consumer_detail(request, uuid):
+    consumer = get_object_or_404(
+        Consumer.objects.select_related("project", "user", "consumer_type"), uuid=uuid)
+    return render(request, "console/consumer_detail.html", {
+        "consumer": consumer, "allocations": selectors.consumer_allocations(consumer)})
+
+
+def _candidates(query):
+    """Ask the API's own candidate engine, when it is there; None otherwise."""
+    try:
+        from console.candidates_bridge import candidates_for
+    except ImportError:
+        return None
+    return candidates_for(query)
+
+
+@staff_required
+def why_no_candidates(request):
+    query = request.GET.get("q", "").strip()
+    context = {"q": query}
+    if query:
+        try:
+            context["reports"], context["extra"] = explain_mod.explain(query)
+        except explain_mod.QueryProblem as exc:
+            context["problem"] = str(exc)
+        else:
+            context["candidates"] = _candidates(query)
+    return render(request, "console/why.html", context)

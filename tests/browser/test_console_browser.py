@@ -1,0 +1,92 @@
+"""The console in a real browser: Playwright + Debian's chromium, headless.
+
+Run with `make test-browser` (installs chromium and Playwright when missing).
+Screenshots go to tests/browser/screenshots/ (kept out of git).
+"""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = os.environ.get("PLACEMENT_CHROMIUM", "/usr/bin/chromium")
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -r requirements-browser.txt")
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls
+    # the tests make around it are synchronous and safe.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def seeded(transactional_db):
+    from django.contrib.auth import get_user_model
+
+    from tests.console.populate import populate
+
+    get_user_model().objects.create_user("operator", password="s3cret-pw", is_staff=True)
+    return populate(30)
+
+
+def test_console_walkthrough(browser, live_server, seeded):
+    SHOTS.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    base = live_server.url
+
+    page.goto(f"{base}/console/")
+    assert "/console/login/" in page.url
+    page.fill("input[name=username]", "operator")
+    page.fill("input[name=password]", "s3cret-pw")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/console/")
+    assert page.locator("h1").inner_text() == "Overview"
+    assert "63 providers" in " ".join(page.locator("ul.counts").inner_text().split())
+    assert page.locator("#totals svg.bar").count() == 3  # DISK_GB, MEMORY_MB, VCPU
+    css = page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor")
+    assert css == "rgb(20, 33, 46)"  # the local stylesheet loaded
+    page.screenshot(path=str(SHOTS / "overview.png"), full_page=True)
+
+    root = seeded["roots"][0]
+    page.click("text=Providers")
+    page.fill("input[name=q]", root.name)
+    page.click("form.filters button")
+    page.click(f"#providers >> text={root.name}")
+    page.wait_for_url(f"{base}/console/providers/{root.uuid}/")
+    assert f"Provider {root.name}" == page.locator("h1").inner_text()
+    assert f"{root.name}-numa0" in page.locator("#tree").inner_text()
+    assert "disk000" in page.locator("#sharing").inner_text()
+    page.screenshot(path=str(SHOTS / "provider_root.png"), full_page=True)
+
+    page.click(f"#tree >> text={root.name}-numa0")
+    assert "HW_CPU_X86_AVX" in page.locator("#traits").inner_text()
+    assert page.locator("#capacity svg.bar").count() == 2
+    page.screenshot(path=str(SHOTS / "provider_child.png"), full_page=True)
+
+    consumer = seeded["consumers"][0]
+    page.click(f"#consumers >> text={consumer.uuid}")
+    page.wait_for_url(f"{base}/console/consumers/{consumer.uuid}/")
+    allocs = page.locator("#allocations").inner_text()
+    assert "DISK_GB" in allocs and "VCPU" in allocs and f"{root.name}-numa0" in allocs
+    page.screenshot(path=str(SHOTS / "consumer.png"), full_page=True)
+
+    page.click("text=Why no candidates?")
+    page.fill("input[name=q]", "resources=VCPU:64&required=HW_CPU_X86_AVX")
+    page.click("form.why button")
+    text = page.locator("#group-unsuffixed").inner_text()
+    assert "no inventory of VCPU" in text and "not enough free VCPU" in text
+    assert "No single provider satisfies this group" in text
+    page.screenshot(path=str(SHOTS / "why_no_candidates.png"), full_page=True)
+    page.close()

@@ -1,0 +1,88 @@
+import json
+
+import pytest
+
+from allocations.models import Allocation, Consumer
+from providers.models import Inventory, ResourceProvider
+from tests import factories as f
+from tests.commands.helpers import run
+
+pytestmark = pytest.mark.django_db
+
+
+def _populate():
+    root = f.ResourceProviderFactory(name="cn1", generation=7)
+    child = f.ResourceProviderFactory(name="cn1-numa0", parent=root)
+    f.InventoryFactory(resource_provider=child, total=16, allocation_ratio=4.0)
+    gold = f.ResourceClassFactory(name="CUSTOM_GOLD")
+    f.InventoryFactory(resource_provider=root, resource_class=gold, total=2)
+    root.traits.add(f.TraitFactory(name="CUSTOM_FAST"))
+    agg = f.AggregateFactory()
+    root.aggregates.add(agg)
+    c = f.ConsumerFactory(generation=3, consumer_type=f.ConsumerTypeFactory(name="MIGRATION"))
+    f.AllocationFactory(consumer=c, resource_provider=child, used=4)
+    f.AllocationFactory(consumer=c, resource_provider=root, resource_class=gold, used=1)
+    return root, child, c
+
+
+def _snapshot():
+    code, out = run("export_json")
+    assert code == 0
+    return json.loads(out)
+
+
+def test_round_trip_into_empty_database(tmp_path):
+    _populate()
+    path = tmp_path / "dump.json"
+    assert run("export_json", "-o", str(path))[0] == 0
+    before = json.loads(path.read_text())
+    assert before["resource_providers"][1]["parent"] == before["resource_providers"][0]["uuid"]
+    assert "id" not in json.dumps(before["resource_providers"][0]).replace('"uuid"', "")
+
+    Allocation.objects.all().delete()
+    Consumer.objects.all().delete()
+    Inventory.objects.all().delete()
+    ResourceProvider.objects.filter(parent__isnull=False).delete()
+    ResourceProvider.objects.all().delete()
+
+    code, out = run("load_json", str(path), "--dry-run")
+    assert code == 0 and "would load resource_providers: 2 (2 created" in out
+    assert not ResourceProvider.objects.exists()
+
+    code, out = run("load_json", str(path))
+    assert code == 0, out
+    assert _snapshot() == before
+    assert ResourceProvider.objects.get(name="cn1").generation == 7
+
+    code, out = run("load_json", str(path))
+    assert "loaded resource_providers: 2 (0 created, 0 updated)" in out
+    assert "loaded allocations: 2 (0 created, 0 updated)" in out
+    assert _snapshot() == before
+
+
+def test_load_restores_changed_rows(tmp_path):
+    root, child, c = _populate()
+    path = tmp_path / "dump.json"
+    run("export_json", "-o", str(path))
+    before = json.loads(path.read_text())
+    Allocation.objects.filter(consumer=c).update(used=1)
+    Inventory.objects.filter(resource_provider=child).update(total=99)
+    ResourceProvider.objects.filter(pk=root.pk).update(name="renamed", generation=1)
+    root.traits.clear()
+    code, out = run("load_json", str(path))
+    assert code == 0, out
+    assert _snapshot() == before
+
+
+def test_load_rejects_bad_input(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert run("load_json", str(bad))[0] == 2
+    bad.write_text('{"format": "other"}')
+    assert run("load_json", str(bad))[0] == 2
+    assert run("load_json", str(tmp_path / "missing.json"))[0] == 2
+    bad.write_text(json.dumps({"format": "placement-dump", "version": 1,
+                               "resource_providers": [{"uuid": "x"}]}))
+    code, out = run("load_json", str(bad))
+    assert code == 2
+    assert not ResourceProvider.objects.exists()

@@ -1,0 +1,165 @@
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from tests.console.populate import populate
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff():
+    user = get_user_model().objects.create_user("op", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def data():
+    return populate(100)  # 100 nodes + 100 children + 10 sharing providers
+
+
+def test_pages_need_a_staff_login(db):
+    client = Client()
+    for url in ("/console/", "/console/providers/", "/console/consumers/", "/console/why/"):
+        resp = client.get(url)
+        assert resp.status_code == 302 and resp.url.startswith("/console/login/")
+    get_user_model().objects.create_user("plain", password="pw", is_staff=False)
+    client.login(username="plain", password="pw")
+    assert client.get("/console/").status_code == 302
+
+
+def test_login_form(db):
+    get_user_model().objects.create_user("op", password="pw", is_staff=True)
+    client = Client()
+    assert b"Log in" in client.get("/console/login/").content
+    resp = client.post("/console/login/", {"username": "op", "password": "pw", "next": "/console/"})
+    assert resp.status_code == 302 and resp.url == "/console/"
+    assert client.get("/console/").status_code == 200
+    assert client.post("/console/logout/").status_code == 302
+    assert client.get("/console/").status_code == 302
+
+
+def test_assets_served_locally(staff):
+    resp = staff.get("/console/assets/console.css")
+    assert resp.status_code == 200 and b"--used" in b"".join(resp.streaming_content)
+    page = staff.get("/console/").content.decode()
+    assert "http://" not in page and "https://" not in page  # no CDN
+
+
+def test_overview(staff, data, django_assert_max_num_queries):
+    with django_assert_max_num_queries(15):  # constant: 2 auth + 13 aggregate reads
+        resp = staff.get("/console/")
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert "<b>210</b> providers (110 roots)" in html
+    assert "<b>100</b> consumers" in html and "<b>300</b> allocations" in html
+    # VCPU: 100 x 32 total, ratio 4 -> capacity 12800; used sum of 4 + (i%8)*14
+    used = sum(4 + (i % 8) * 14 for i in range(100))
+    assert f"<td class=\"num\">12800</td><td class=\"num\">{used}</td>" in html
+    assert "cn0007" in html  # fullest (used 102 of 128)
+    assert html.count("<svg class=\"bar\"") >= 3
+
+
+def test_provider_list_filters_and_paginates(staff, data, django_assert_max_num_queries):
+    with django_assert_max_num_queries(10):
+        resp = staff.get("/console/providers/")
+    html = resp.content.decode()
+    assert "210 providers" in html and "page 1 of 5" in html
+    assert staff.get("/console/providers/?page=5").status_code == 200
+    assert "1 provider" in staff.get("/console/providers/?q=cn0042-numa").content.decode()
+    child = data["children"][3]
+    assert child.name in staff.get(f"/console/providers/?q={child.uuid}").content.decode()
+    html = staff.get("/console/providers/?trait=HW_CPU_X86_AVX").content.decode()
+    assert "50 providers" in html
+    agg = data["aggregates"][0]
+    html = staff.get(f"/console/providers/?aggregate={agg.uuid}").content.decode()
+    assert "11 providers" in html  # 10 roots + 1 disk
+    # capacity 128 VCPU; used 4 + (i%8)*14: free < 30 only where i%8 == 7 (used 102)
+    with django_assert_max_num_queries(10):
+        html = staff.get("/console/providers/?resources=VCPU:30").content.decode()
+    assert "88 providers" in html
+    assert "0 providers" in staff.get("/console/providers/?resources=VCPU:33").content.decode()
+    html = staff.get("/console/providers/?resources=VCPU").content.decode()
+    assert "bad resources entry" in html
+
+
+def test_provider_detail(staff, data, django_assert_max_num_queries):
+    root = data["roots"][0]
+    with django_assert_max_num_queries(12):
+        resp = staff.get(f"/console/providers/{root.uuid}/")
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert "cn0000-numa0" in html and "(this provider)" in html
+    assert "disk000" in html  # sharing provider via the aggregate
+    assert data["aggregates"][0].uuid in html
+    child = data["children"][0]
+    with django_assert_max_num_queries(12):
+        html = staff.get(f"/console/providers/{child.uuid}/").content.decode()
+    assert "HW_CPU_X86_AVX" in html and "VCPU" in html and "MEMORY_MB" in html
+    assert data["consumers"][0].uuid in html
+    assert "<td class=\"num\">63488</td>" in html  # (65536 - 2048) * 1.0
+    disk = data["shared"][0]
+    with django_assert_max_num_queries(12):
+        html = staff.get(f"/console/providers/{disk.uuid}/").content.decode()
+    assert html.count("/console/consumers/") >= 10
+    assert staff.get("/console/providers/nope/").status_code == 404
+
+
+def test_consumers(staff, data, django_assert_max_num_queries):
+    with django_assert_max_num_queries(8):
+        html = staff.get("/console/consumers/").content.decode()
+    assert "100 consumers" in html
+    c = data["consumers"][5]
+    with django_assert_max_num_queries(8):
+        html = staff.get(f"/console/consumers/{c.uuid}/").content.decode()
+    assert "proj-1" in html and "INSTANCE" in html and "cn0005-numa0" in html and "DISK_GB" in html
+    assert "1 consumer" in staff.get(f"/console/consumers/?q={c.uuid[:13]}").content.decode()
+    assert staff.get("/console/consumers/nope/").status_code == 404
+
+
+def test_why_no_candidates(staff, data, django_assert_max_num_queries):
+    agg = data["aggregates"][1]
+    q = (f"resources=VCPU:100,MEMORY_MB:1024&required=HW_CPU_X86_AVX,!CUSTOM_NOPE"
+         f"&member_of={agg.uuid}")
+    with django_assert_max_num_queries(15):
+        resp = staff.get("/console/why/", {"q": q})
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert "no inventory of VCPU" in html and "not enough free VCPU" in html
+    assert "lacks trait HW_CPU_X86_AVX" in html and "is in none of the aggregates" in html
+
+    q = "resources1=VCPU:1000&resources2=DISK_GB:10&required2=CUSTOM_MISSING"
+    html = staff.get("/console/why/", {"q": q}).content.decode()
+    assert "Request group 1" in html and "No single provider satisfies this group" in html
+    assert "lacks trait CUSTOM_MISSING" in html
+
+    html = staff.get("/console/why/", {"q": "required=FOO"}).content.decode()
+    assert "asks for no resources" in html
+    html = staff.get("/console/why/", {"q": "resources=VCPU:x"}).content.decode()
+    assert "bad resources entry" in html
+
+
+def test_thousand_providers_render_under_a_second(staff, db):
+    d = populate(500)  # 500 nodes + 500 children + 50 sharing = 1050 providers
+    staff.get("/console/login/")  # warm-up: template loading is not what this measures
+    timings = {}
+    for url in (f"/console/providers/{d['shared'][0].uuid}/", f"/console/providers/{d['roots'][9].uuid}/",
+                f"/console/consumers/{d['consumers'][0].uuid}/", "/console/providers/?trait=HW_CPU_X86_AVX","/console/", "/console/providers/", "/console/providers/?resources=VCPU:50",
+                "/console/consumers/", "/console/why/?q=resources%3DVCPU%3A100%26required%3DHW_CPU_X86_AVX"):
+        start = time.perf_counter()
+        assert staff.get(url).status_code == 200
+        timings[url] = time.perf_counter() - start
+    print("render times (s):", {k: round(v, 3) for k, v in timings.items()})
+    assert max(timings.values()) < 1.0, timings
+
+
+def test_why_shows_engine_candidates(staff, data):
+    html = staff.get("/console/why/", {"q": "resources=VCPU:2"}).content.decode()
+    assert "Candidates from the API engine" in html
+    assert "cn0000-numa0 (VCPU 2)" in html
+    html = staff.get("/console/why/", {"q": "resources=VCPU:64"}).content.decode()
+    assert "No allocation candidates." in html
