@@ -64,3 +64,15 @@ test-browser: venv
 # median/p95 latency and requests/s at concurrency 10 (benchmarks/bench.py).
 bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
+
+# import_upstream against a database created by upstream's own schema:
+# openstack-placement's `placement-manage db sync`, from a throwaway
+# virtualenv cached under ~/.cache/placement-upstream (about 40 s cold).
+UPSTREAM_VENV ?= $(HOME)/.cache/placement-upstream/venv-16.0.0
+.PHONY: test-upstream-import
+test-upstream-import: venv
+	test -x $(UPSTREAM_VENV)/bin/placement-manage || \
+		( rm -rf $(UPSTREAM_VENV) && $(PYTHON) -m venv $(UPSTREAM_VENV) && \
+		  $(UPSTREAM_VENV)/bin/pip install --disable-pip-version-check -q openstack-placement==16.0.0 )
+	env -u DATABASE_URL PLACEMENT_UPSTREAM_VENV=$(UPSTREAM_VENV) \
+		$(VENV)/bin/python -m pytest -q tests/commands/test_import_real_upstream_schema.py
