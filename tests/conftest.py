@@ -20,10 +20,12 @@ class PlacementClient:
     and the microversion header; ``json=`` sends a JSON body.
     """
 
-    def __init__(self, token="admin", mv=None):
+    def __init__(self, token="admin", mv=None, roles=None):
         self._client = Client()
         self.token = token
         self.mv = mv
+        # Sent as X-Roles on every request when given (noauth2: exactly these roles).
+        self.roles = roles
 
     def request(self, method, path, *, json=None, mv=None, token=..., headers=None, data=None,
                 content_type=None):
@@ -31,6 +33,8 @@ class PlacementClient:
         token = self.token if token is ... else token
         if token is not None:
             extra["HTTP_X_AUTH_TOKEN"] = token
+        if self.roles is not None:
+            extra["HTTP_X_ROLES"] = self.roles
         version = mv or self.mv
         if version:
             extra["HTTP_OPENSTACK_API_VERSION"] = f"placement {version}"
@@ -73,8 +77,8 @@ def api(db):
 
 @pytest.fixture
 def api_factory(db):
-    def make(token="admin", mv=None):
-        return PlacementClient(token=token, mv=mv)
+    def make(token="admin", mv=None, roles=None):
+        return PlacementClient(token=token, mv=mv, roles=roles)
 
     return make
 

@@ -11,6 +11,7 @@ from django.core.management import call_command
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from providers.models import Inventory, ResourceProvider
+from tests.conftest import PlacementClient
 from tests.factories import (
     AllocationFactory,
     ConsumerFactory,
@@ -129,6 +130,12 @@ class World:
             },
         }
         return data
+
+
+@pytest.fixture
+def api(db):
+    """Nova's way in: a service-role token (the reshaper is service-only by default)."""
+    return PlacementClient(token="nova", roles="service")
 
 
 @pytest.fixture
@@ -402,6 +409,20 @@ def test_non_admin_forbidden(api_factory, world):
     response = api_factory(token="user").post("/reshaper", mv=MV, json=world.body())
     assert response.status_code == 403
     assert dump() == before
+
+
+def test_admin_without_service_role_forbidden_by_default(api_factory, world):
+    before = dump()
+    response = api_factory(token="admin").post("/reshaper", mv=MV, json=world.body())
+    assert response.status_code == 403
+    assert "placement:reshaper:reshape" in response.json()["errors"][0]["detail"]
+    assert dump() == before
+
+
+def test_admin_may_reshape_with_legacy_defaults(api_factory, world, settings):
+    settings.PLACEMENT_ENFORCE_NEW_DEFAULTS = False
+    response = api_factory(token="admin").post("/reshaper", mv=MV, json=world.body())
+    assert response.status_code == 204, response.content
 
 
 @pytest.mark.parametrize(

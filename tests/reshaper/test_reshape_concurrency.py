@@ -1,49 +1,25 @@
 """Reshapes racing each other and allocation writers (real transactions, PostgreSQL)."""
-import threading
-
 import pytest
-from django.db import connection
 
 from allocations.models import Consumer
 from allocations.services import allocations_set
 from placement_site.errors import PlacementError
 from providers.models import ResourceProvider
 from tests.conftest import PlacementClient
+from tests.racing import race
 from tests.reshaper.test_reshape import World, holdings, inventory_of
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
 
-def race(calls):
-    """Run the callables at once, each on its own database connection."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        except PlacementError as exc:
-            results[index] = exc.status
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 def _post(body):
-    client = PlacementClient()
+    client = PlacementClient(token="nova", roles="service")
     return lambda: client.post("/reshaper", mv="1.30", json=body).status_code
 
 
 def test_two_identical_reshapes_one_wins():
     world = World()
-    statuses = race([_post(world.body()), _post(world.body())])
+    statuses = race([_post(world.body()), _post(world.body())], status_of=(PlacementError,))
     assert sorted(statuses) == [204, 409]
     assert inventory_of(world.gpu1) == {"VGPU": 2}
     assert ResourceProvider.objects.get(pk=world.root.pk).generation == 5 + 3
@@ -56,7 +32,7 @@ def test_reshapes_naming_providers_in_opposite_orders_do_not_deadlock():
     second = world.body()
     second["inventories"] = dict(reversed(list(second["inventories"].items())))
     second["allocations"] = dict(reversed(list(second["allocations"].items())))
-    statuses = race([_post(first), _post(second)])
+    statuses = race([_post(first), _post(second)], status_of=(PlacementError,))
     assert sorted(statuses) == [204, 409]
 
 
@@ -73,7 +49,7 @@ def test_reshape_racing_an_allocation_write_on_the_same_consumer():
         )
         return 200
 
-    statuses = race([_post(world.body()), move_c1_elsewhere])
+    statuses = race([_post(world.body()), move_c1_elsewhere], status_of=(PlacementError,))
     assert sorted(statuses) in ([200, 409], [204, 409])
     assert Consumer.objects.get(pk=world.c1.pk).generation == 2
     if statuses[0] == 204:
