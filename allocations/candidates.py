@@ -31,7 +31,6 @@ Semantics (from the API reference and provider-tree guide):
 """
 import random
 import re
-import uuid as uuid_lib
 from dataclasses import dataclass, field
 
 import jsonschema
@@ -41,6 +40,7 @@ from django.db import connection
 from allocations import combiner
 from allocations.api import candidates_schemas
 from placement_site import errors
+from placement_site.uuids import normalize_uuid
 
 SHARES_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
@@ -141,18 +141,6 @@ def parse_traits(value, *, allow_forbidden, allow_any, param="required"):
     return required, forbidden
 
 
-def _check_uuid(value):
-    try:
-        uuid_lib.UUID(value)
-    except (ValueError, AttributeError, TypeError):
-        return False
-    return True
-
-
-def _canonical_uuid(value):
-    return str(uuid_lib.UUID(value))
-
-
 def parse_member_of(values, version):
     """All values of one ``member_of<S>`` key -> (list of any-of sets, forbidden set)."""
     if len(values) > 1 and version < (1, 24):
@@ -180,9 +168,10 @@ def parse_member_of(values, version):
             )
         else:
             uuids = [value]
-        if not uuids or not all(_check_uuid(u) for u in uuids):
+        canonical = [normalize_uuid(u) for u in uuids]
+        if not canonical or None in canonical:
             raise uuid_error
-        uuids = {_canonical_uuid(u) for u in uuids}
+        uuids = set(canonical)
         if negative:
             forbidden |= uuids
         else:
@@ -226,12 +215,13 @@ def parse_request(query, version):
             group.member_of, group.forbidden_aggs = parse_member_of(values, version)
         elif prefix == "in_tree":
             value = values[-1]
-            if not _check_uuid(value):
+            canonical = normalize_uuid(value)
+            if canonical is None:
                 raise _bad(
                     "Invalid query string parameters: Expected 'in_tree' parameter to be a "
                     f"format of uuid. Got: {value}."
                 )
-            group.in_tree = _canonical_uuid(value)
+            group.in_tree = canonical
 
     request = CandidateRequest(groups=[])
     if version >= (1, 36) and "same_subtree" in query:

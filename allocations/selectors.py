@@ -12,7 +12,6 @@ queries per call.
 """
 from __future__ import annotations
 
-import uuid as uuidlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,8 +20,10 @@ from django.db.models import Count, F, Sum, Value
 from django.db.models.functions import Coalesce
 
 from allocations.models import Allocation, Consumer
-from placement_site import errors
-from providers.models import Inventory, ResourceProvider
+from providers.models import Inventory
+# Providers are stored under their canonical uuid; anything that is not a uuid
+# (a NUL byte included, which PostgreSQL text cannot hold) is a 404.
+from providers.selectors import provider_object as provider_get
 
 #: How a consumer without a type is reported (1.38+), and the filter value for it.
 UNKNOWN_CONSUMER_TYPE = "unknown"
@@ -32,19 +33,6 @@ ALL_CONSUMER_TYPES = "all"
 
 def _now():
     return datetime.now(timezone.utc)
-
-
-def provider_get(*, uuid: str) -> ResourceProvider:
-    # Providers are stored under their canonical uuid; anything that is not a
-    # uuid (a NUL byte included, which PostgreSQL text cannot hold) is unknown.
-    try:
-        canonical = str(uuidlib.UUID(uuid))
-    except (ValueError, AttributeError, TypeError):
-        canonical = None
-    provider = ResourceProvider.objects.filter(uuid=canonical).first() if canonical else None
-    if provider is None:
-        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
-    return provider
 
 
 @dataclass

@@ -45,7 +45,6 @@ from __future__ import annotations
 import logging
 import random
 import time
-import uuid as uuidlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -55,6 +54,7 @@ from django.db.models import F, Sum
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from placement_site import errors
+from placement_site.uuids import normalize_uuid
 from providers.locking import lock_providers
 from providers.models import Inventory, ResourceProvider
 from resource_classes.models import ResourceClass
@@ -100,14 +100,6 @@ class _LostRace(Exception):
 # --- helpers ----------------------------------------------------------------
 
 
-def normalize_consumer_uuid(value: str) -> str | None:
-    """The canonical (dashed, lower-case) form of a uuid, or None if it is not one."""
-    try:
-        return str(uuidlib.UUID(value))
-    except (ValueError, AttributeError, TypeError):
-        return None
-
-
 def _get_or_create_by_name(model, field_name, value):
     """Get a row by its unique name, creating it; safe against concurrent creators."""
     lookup = {field_name: value}
@@ -140,7 +132,7 @@ def _is_transient(exc: Exception) -> bool:
     return connection.vendor == "sqlite" and "database is locked" in str(exc)
 
 
-def _run_with_retries(work, what: str):
+def run_with_retries(work, what: str):
     """Run ``work()`` in a transaction, again after a lost race; 409 when they run out."""
     attempts = _retry_count() + 1
     last = None
@@ -170,7 +162,8 @@ def _run_with_retries(work, what: str):
     )
 
 
-def _provider_ids_of(consumer_ids) -> set[int]:
+def provider_ids_of(consumer_ids) -> set[int]:
+    """Ids of the providers the given consumers (by pk) hold allocations on."""
     if not consumer_ids:
         return set()
     return set(
@@ -188,7 +181,7 @@ def _resolve(requests: list[ConsumerAllocations]):
     """Providers by uuid and classes by name for the whole write; 400 for unknown ones."""
     provider_uuids = {p for req in requests for p in req.allocations}
     # Providers are stored under their canonical uuid (lower case, dashed).
-    canonical = {p: normalize_consumer_uuid(p) or p for p in provider_uuids}
+    canonical = {p: normalize_uuid(p) or p for p in provider_uuids}
     found = {
         rp.uuid: rp
         for rp in ResourceProvider.objects.filter(uuid__in=set(canonical.values())).only(
@@ -379,7 +372,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     existing = dict(
         Consumer.objects.filter(uuid__in=seen).values_list("uuid", "id")
     )
-    old_provider_ids = _provider_ids_of(existing.values())
+    old_provider_ids = provider_ids_of(existing.values())
     target_ids = {rp.pk for rp in providers_by_uuid.values()}
     locked_providers = lock_providers(target_ids | old_provider_ids | set(extra_provider_ids))
     for provider_uuid, rp in providers_by_uuid.items():
@@ -390,7 +383,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
 
     consumers = _lock_consumers(requests, projects, users, types)
     consumer_ids = [c.pk for c, _ in consumers.values()]
-    if not _provider_ids_of(consumer_ids) <= set(locked_providers):
+    if not provider_ids_of(consumer_ids) <= set(locked_providers):
         raise _LostRace("a consumer's allocations moved to another provider")
 
     # Generations first, in request order (so the first stale consumer is named).
@@ -449,7 +442,7 @@ def allocations_replace(*, requests: list[ConsumerAllocations]) -> None:
         # transaction below only reads them (upstream does the same).
         _resolve(requests)
         _ensure_references(requests)
-    _run_with_retries(lambda: allocations_write(requests=requests), "the allocation write")
+    run_with_retries(lambda: allocations_write(requests=requests), "the allocation write")
 
 
 def allocations_set(
@@ -484,16 +477,16 @@ def allocations_delete(*, consumer_uuid: str) -> None:
 
     def work():
         consumer = Consumer.objects.filter(uuid=consumer_uuid).first()
-        provider_ids = _provider_ids_of([consumer.pk]) if consumer else set()
+        provider_ids = provider_ids_of([consumer.pk]) if consumer else set()
         if not provider_ids:
             raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
         locked = lock_providers(provider_ids)
         consumer = Consumer.objects.select_for_update().filter(uuid=consumer_uuid).first()
         if consumer is None:
             raise _LostRace("consumer vanished")
-        if not _provider_ids_of([consumer.pk]) <= set(locked):
+        if not provider_ids_of([consumer.pk]) <= set(locked):
             raise _LostRace("consumer's allocations moved")
         Allocation.objects.filter(consumer_id=consumer.pk).delete()
         consumer.delete()
 
-    _run_with_retries(work, "the allocation delete")
+    run_with_retries(work, "the allocation delete")

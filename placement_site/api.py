@@ -130,13 +130,13 @@ def require_json_content(request):
         )
 
 
-def validate(data, schema):
-    """400 with the validator's message when ``data`` does not fit ``schema``."""
+def validate(data, schema, *, problem="JSON does not validate"):
+    """400 "<problem>: <the validator's message>" when ``data`` does not fit ``schema``."""
     validator = jsonschema.Draft4Validator(schema, format_checker=_FORMAT_CHECKER)
     try:
         validator.validate(data)
     except jsonschema.ValidationError as exc:
-        raise errors.BadRequest(f"JSON does not validate: {exc}")
+        raise errors.BadRequest(f"{problem}: {exc}")
     return data
 
 

@@ -28,13 +28,23 @@ def lock_provider_by_uuid(uuid):
     return provider
 
 
-def check_provider_generation(provider, generation):
-    """409 placement.concurrent_update unless the client saw the current generation."""
+GENERATION_CONFLICT = (
+    "resource provider generation conflict: resource provider {uuid} "
+    "has generation {actual}, the request named {given}. "
+    "Please update the resource provider and try again."
+)
+
+
+def check_provider_generation(provider, generation, message=GENERATION_CONFLICT):
+    """409 placement.concurrent_update unless the client saw the current generation.
+
+    ``message`` is the error detail, a ``str.format`` template that may use
+    ``{uuid}`` (the provider's), ``{actual}`` (its generation) and
+    ``{given}`` (the client's); endpoints word the conflict differently.
+    """
     if generation != provider.generation:
         raise errors.Conflict(
-            f"resource provider generation conflict: resource provider {provider.uuid} "
-            f"has generation {provider.generation}, the request named {generation}. "
-            "Please update the resource provider and try again.",
+            message.format(uuid=provider.uuid, actual=provider.generation, given=generation),
             code=errors.CONCURRENT_UPDATE,
         )
 

@@ -6,7 +6,6 @@ The list (``providers_list``) turns the query string of
 root uuids come from two self-joins, so the whole page costs one query
 (plus the look-ups of named traits and resource classes).
 """
-import uuid as uuid_lib
 from dataclasses import dataclass, field
 
 from django.db.models import (
@@ -23,21 +22,12 @@ from django.db.models.functions import Coalesce, Mod
 
 from allocations.models import Allocation
 from placement_site import errors
+from placement_site.uuids import normalize_uuid
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 
 # Columns a provider row is rendered from.
 PROVIDER_COLUMNS = ("id", "uuid", "name", "generation", "parent__uuid", "root__uuid", "updated_at")
-
-
-def normalize_uuid(value):
-    """The canonical (lower case, dashed) form of a uuid, or None if it is not one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return str(uuid_lib.UUID(value))
-    except (ValueError, AttributeError, TypeError):
-        return None
 
 
 def provider_get(*, uuid):

@@ -30,11 +30,6 @@ def _action_failed(action, reason):
     return f"Object action {action} failed because: {reason}"
 
 
-def _check_generation(provider, generation):
-    if provider.generation != generation:
-        raise errors.Conflict(GENERATION_CHANGED, code=errors.CONCURRENT_UPDATE)
-
-
 def _duplicate(column, value):
     return errors.Conflict(
         f"Conflicting resource provider {column}: {value} already exists.",
@@ -242,7 +237,7 @@ def provider_aggregates_set(*, uuid, aggregate_uuids, generation=None, bump=Fals
     with transaction.atomic():
         provider = _lock_by_uuid(uuid)
         if bump:
-            _check_generation(provider, generation)
+            locking.check_provider_generation(provider, generation, GENERATION_CHANGED)
         existing = dict(Aggregate.objects.filter(uuid__in=wanted).values_list("uuid", "id"))
         for agg_uuid in wanted:
             if agg_uuid not in existing:
@@ -278,7 +273,7 @@ def provider_traits_set(*, uuid, trait_names, generation):
     names = list(dict.fromkeys(trait_names))
     with transaction.atomic():
         provider = _lock_by_uuid(uuid)
-        _check_generation(provider, generation)
+        locking.check_provider_generation(provider, generation, GENERATION_CHANGED)
         found = dict(Trait.objects.filter(name__in=names).values_list("name", "id"))
         missing = [name for name in names if name not in found]
         if missing:

@@ -39,13 +39,13 @@ from django.db.models import F
 from allocations.models import Allocation, Consumer
 from allocations.services import (
     ConsumerAllocations,
-    _provider_ids_of,
-    _run_with_retries,
     allocations_write,
+    provider_ids_of,
+    run_with_retries,
 )
 from placement_site import errors
 from providers.inventory_services import InventorySpec, apply_inventories
-from providers.locking import lock_providers
+from providers.locking import check_provider_generation, lock_providers
 from providers.models import Inventory, ResourceProvider
 
 # What one provider of ``inventories`` gains; see the module docstring.
@@ -82,13 +82,10 @@ def _provider_not_found(provider_uuid) -> errors.BadRequest:
     )
 
 
-def _check_generation(provider: ResourceProvider, given: int) -> None:
-    if provider.generation != given:
-        raise errors.Conflict(
-            f"resource provider generation conflict for provider {provider.uuid}: "
-            f"actual: {provider.generation}, given: {given}",
-            code=errors.CONCURRENT_UPDATE,
-        )
+GENERATION_CONFLICT = (
+    "resource provider generation conflict for provider {uuid}: "
+    "actual: {actual}, given: {given}"
+)
 
 
 def _involved_provider_ids(consumers: list[ConsumerAllocations]) -> set[int]:
@@ -105,7 +102,7 @@ def _involved_provider_ids(consumers: list[ConsumerAllocations]) -> set[int]:
     consumer_ids = Consumer.objects.filter(
         uuid__in=[req.uuid for req in consumers]
     ).values_list("id", flat=True)
-    return ids | _provider_ids_of(list(consumer_ids))
+    return ids | provider_ids_of(list(consumer_ids))
 
 
 def _check_nothing_stranded(providers: list[ResourceProvider]) -> None:
@@ -147,7 +144,7 @@ def _reshape_once(inventories: list[ProviderInventories], consumers: list[Consum
         provider = locked.get(pks[item.provider_uuid])
         if provider is None:  # deleted between the lookup and the lock
             raise _provider_not_found(item.provider_uuid)
-        _check_generation(provider, item.generation)
+        check_provider_generation(provider, item.generation, GENERATION_CONFLICT)
         providers.append(provider)
 
     for provider, item in zip(providers, inventories):
@@ -182,4 +179,4 @@ def reshape(
     Raises ``placement_site.errors`` exceptions (400/409) and then changes
     nothing.
     """
-    _run_with_retries(lambda: _reshape_once(inventories, allocations), "the reshape")
+    run_with_retries(lambda: _reshape_once(inventories, allocations), "the reshape")

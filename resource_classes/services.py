@@ -69,6 +69,20 @@ def _class_not_found(name: str) -> errors.NotFound:
     return errors.NotFound(f"No such resource class {name}.")
 
 
+def _lock_custom_class(name: str, action: str) -> ResourceClass:
+    """Lock the custom class ``name``: 404 when absent, 400 for a standard one."""
+    rc = (
+        ResourceClass.objects.select_for_update().filter(name=name).first()
+        if storable(name)
+        else None
+    )
+    if rc is None:
+        raise _class_not_found(name)
+    if not rc.is_custom:
+        raise errors.BadRequest(f"Cannot {action} standard resource class {name}")
+    return rc
+
+
 def resource_class_create(*, name: str) -> ResourceClass:
     """Add a custom resource class; 409 when the name is taken."""
     _require_custom_class_name(name)
@@ -98,15 +112,7 @@ def resource_class_rename(*, name: str, new_name: str) -> ResourceClass:
     _require_custom_class_name(new_name)
     try:
         with transaction.atomic():
-            rc = (
-                ResourceClass.objects.select_for_update().filter(name=name).first()
-                if storable(name)
-                else None
-            )
-            if rc is None:
-                raise _class_not_found(name)
-            if not rc.is_custom:
-                raise errors.BadRequest(f"Cannot update standard resource class {name}")
+            rc = _lock_custom_class(name, "update")
             rc.name = new_name
             rc.save(update_fields=["name", "updated_at"])
     except IntegrityError:
@@ -124,15 +130,7 @@ def resource_class_delete(*, name: str) -> None:
     )
     try:
         with transaction.atomic():
-            rc = (
-                ResourceClass.objects.select_for_update().filter(name=name).first()
-                if storable(name)
-                else None
-            )
-            if rc is None:
-                raise _class_not_found(name)
-            if not rc.is_custom:
-                raise errors.BadRequest(f"Cannot delete standard resource class {name}")
+            rc = _lock_custom_class(name, "delete")
             if (
                 Inventory.objects.filter(resource_class=rc).exists()
                 or Allocation.objects.filter(resource_class=rc).exists()

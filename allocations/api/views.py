@@ -6,7 +6,6 @@
 - ``GET /resource_providers/{uuid}/usages``
 - ``GET /usages`` (1.9+)
 """
-import jsonschema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
@@ -21,6 +20,7 @@ from placement_site.api import (
     versioned,
 )
 from placement_site.policy import authorize
+from placement_site.querystring import last_values, validate_query
 
 
 def _error(description):
@@ -34,7 +34,7 @@ def _last_modified(request, when):
 
 def _consumer_uuid(raw):
     """The canonical consumer uuid of a path or body key; 400 when it is not a uuid."""
-    value = services.normalize_consumer_uuid(raw)
+    value = services.normalize_uuid(raw)
     if value is None:
         raise errors.BadRequest(f"Malformed consumer_uuid: {raw}")
     return value
@@ -98,7 +98,7 @@ class ConsumerAllocationsView(PlacementView):
     def get(self, request, consumer_uuid):
         authorize(request, "placement:allocations:list")
         mv = request.placement_mv
-        consumer_uuid = services.normalize_consumer_uuid(consumer_uuid) or consumer_uuid
+        consumer_uuid = services.normalize_uuid(consumer_uuid) or consumer_uuid
         view = selectors.consumer_allocations(consumer_uuid=consumer_uuid)
         body = {"allocations": view.allocations}
         if view.consumer is not None:
@@ -151,7 +151,7 @@ class ConsumerAllocationsView(PlacementView):
     )
     def delete(self, request, consumer_uuid):
         authorize(request, "placement:allocations:delete")
-        consumer_uuid = services.normalize_consumer_uuid(consumer_uuid) or consumer_uuid
+        consumer_uuid = services.normalize_uuid(consumer_uuid) or consumer_uuid
         services.allocations_delete(consumer_uuid=consumer_uuid)
         return empty_response(204)
 
@@ -221,13 +221,9 @@ class UsagesView(PlacementView):
     @versioned("1.9")
     def get(self, request):
         mv = request.placement_mv
-        query = {key: request.GET.getlist(key)[-1] for key in request.GET}
+        query = last_values(request.GET)
         authorize(request, "placement:usages", target={"project_id": query.get("project_id")})
-        validator = jsonschema.Draft4Validator(schemas.usages_query_schema(mv))
-        try:
-            validator.validate(query)
-        except jsonschema.ValidationError as exc:
-            raise errors.BadRequest(f"Invalid query string parameters: {exc}")
+        validate_query(query, schemas.usages_query_schema(mv))
         usages = selectors.usages_by_project(
             project_id=query["project_id"],
             user_id=query.get("user_id"),

@@ -2,13 +2,11 @@
 
 Thin: parse, authorize, call a service or selector, render by microversion.
 """
-import jsonschema
 from django.urls import get_script_prefix
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from placement_site import errors
 from placement_site.api import (
-    _FORMAT_CHECKER,
     PlacementView,
     empty_response,
     json_body,
@@ -17,6 +15,7 @@ from placement_site.api import (
     versioned,
 )
 from placement_site.policy import authorize
+from placement_site.querystring import last_values, validate_query
 from providers import selectors, services
 from providers.api import schemas
 
@@ -62,19 +61,13 @@ def _location(request, uuid):
 def _list_filters(request, mv):
     """Validate the query string of GET /resource_providers into ProviderFilters."""
     query = request.GET
-    flat = {key: query.getlist(key)[-1] for key in query.keys()}
+    flat = last_values(query)
     for key in query.keys():
         if any("\x00" in value for value in query.getlist(key)) or "\x00" in key:
             raise errors.BadRequest(
                 f"Invalid query string parameters: {key!r} contains a NUL character"
             )
-    validator = jsonschema.Draft4Validator(
-        schemas.query_schema_for(mv), format_checker=_FORMAT_CHECKER
-    )
-    try:
-        validator.validate(flat)
-    except jsonschema.ValidationError as exc:
-        raise errors.BadRequest(f"Invalid query string parameters: {exc}")
+    validate_query(flat, schemas.query_schema_for(mv))
     filters = selectors.ProviderFilters(
         name=flat.get("name"), uuid=flat.get("uuid"), in_tree=flat.get("in_tree")
     )

@@ -22,6 +22,7 @@ from placement_site.api import (
     versioned,
 )
 from placement_site.policy import authorize
+from placement_site.querystring import last_values, validate_query
 from resource_classes import selectors, services
 from resource_classes.api import schemas
 
@@ -194,12 +195,7 @@ BAD_NAME_FILTER = (
 
 def _trait_filters(request) -> dict:
     """The keyword arguments of selectors.trait_list from the query string."""
-    query = {key: request.GET[key] for key in request.GET}
-    try:
-        validate(query, schemas.TRAIT_LIST_QUERY)
-    except errors.BadRequest as exc:
-        detail = exc.detail.removeprefix("JSON does not validate: ")
-        raise errors.BadRequest(f"Invalid query string parameters: {detail}")
+    query = validate_query(last_values(request.GET), schemas.TRAIT_LIST_QUERY)
     filters = {}
     if "name" in query:
         value = query["name"]

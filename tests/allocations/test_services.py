@@ -112,4 +112,4 @@ def test_failed_write_leaves_no_consumer_or_project(provider):
     ("", None),
 ])
 def test_normalize_consumer_uuid(value, expected):
-    assert services.normalize_consumer_uuid(value) == expected
+    assert services.normalize_uuid(value) == expected

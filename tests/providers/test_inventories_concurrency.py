@@ -1,34 +1,12 @@
 """Two inventory writers at the same moment (real transactions, PostgreSQL)."""
-import threading
-
 import pytest
-from django.db import connection
 
 from providers.models import Inventory, ResourceProvider
 from tests.conftest import PlacementClient
 from tests.factories import InventoryFactory, ResourceProviderFactory
+from tests.racing import race
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def race(calls):
-    """Run the callables at once, each on its own database connection."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def test_two_replaces_with_same_generation_one_wins():

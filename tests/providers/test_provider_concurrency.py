@@ -4,38 +4,17 @@ Each test starts the writers at the same moment (a barrier), each on its own
 database connection; the row lock plus the generation check under it must
 let exactly one through.
 """
-import threading
-
 import pytest
-from django.db import connection
 
 from providers.models import ProviderAggregate, ProviderTrait, ResourceProvider
 from tests.conftest import PlacementClient
 from tests.factories import ResourceProviderFactory
+from tests.racing import race
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
 AGG_1 = "f918801a-5e54-4bee-9095-09a9d0c786b8"
 AGG_2 = "a893eb5c-e2a0-4251-ab26-f71d3b0cfc0b"
-
-
-def race(calls):
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def _put(path, body, mv="1.23"):

@@ -1,33 +1,11 @@
 """Two writers of the same catalog name at once (real transactions, PostgreSQL)."""
-import threading
-
 import pytest
-from django.db import connection
 
 from resource_classes.models import ResourceClass, Trait
 from tests.conftest import PlacementClient
+from tests.racing import race
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def race(calls):
-    """Run the callables at the same moment, each on its own connection."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def test_two_posts_of_one_class_one_wins():
