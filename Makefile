@@ -64,6 +64,7 @@ test-browser: venv
 # median/p95 latency and requests/s at concurrency 10 (benchmarks/bench.py).
 bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
+	$(VENV)/bin/python benchmarks/console_pages.py
 
 # import_upstream against a database created by upstream's own schema:
 # openstack-placement's `placement-manage db sync`, from a throwaway

@@ -1,5 +1,4 @@
 """Nested trees: granular groups, group_policy, same_subtree, in_tree, root_required, mappings."""
-import time
 
 import pytest
 
@@ -107,13 +106,10 @@ def test_eight_children_eight_groups(api, eight_children, settings):
     settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES = 100
     query = URL + "?" + "&".join(f"resources{i}=VCPU:1" for i in range(1, 9))
     for policy in ("none", "isolate"):
-        start = time.perf_counter()
         resp = api.get(query + f"&group_policy={policy}", mv="1.34")
-        elapsed = time.perf_counter() - start
         assert resp.status_code == 200
         body = resp.json()
         assert len(body["allocation_requests"]) == 100
-        assert elapsed < 1.0
         keys = {tuple(sorted((k, tuple(v)) for k, v in a["mappings"].items()))
                 for a in body["allocation_requests"]}
         assert len(keys) == 100  # no duplicates

@@ -1,4 +1,3 @@
-import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -143,18 +142,30 @@ def test_why_no_candidates(staff, data, django_assert_max_num_queries):
     assert "bad resources entry" in html
 
 
-def test_thousand_providers_render_under_a_second(staff, db):
-    d = populate(500)  # 500 nodes + 500 children + 50 sharing = 1050 providers
-    staff.get("/console/login/")  # warm-up: template loading is not what this measures
-    timings = {}
-    for url in (f"/console/providers/{d['shared'][0].uuid}/", f"/console/providers/{d['roots'][9].uuid}/",
-                f"/console/consumers/{d['consumers'][0].uuid}/", "/console/providers/?trait=HW_CPU_X86_AVX","/console/", "/console/providers/", "/console/providers/?resources=VCPU:50",
-                "/console/consumers/", "/console/why/?q=resources%3DVCPU%3A100%26required%3DHW_CPU_X86_AVX"):
-        start = time.perf_counter()
-        assert staff.get(url).status_code == 200
-        timings[url] = time.perf_counter() - start
-    print("render times (s):", {k: round(v, 3) for k, v in timings.items()})
-    assert max(timings.values()) < 1.0, timings
+def thousand_provider_pages(d):
+    """The console pages worth checking on a populated cloud (shared with make bench)."""
+    return (
+        "/console/",
+        "/console/providers/",
+        "/console/providers/?trait=HW_CPU_X86_AVX",
+        "/console/providers/?resources=VCPU:50",
+        f"/console/providers/{d['shared'][0].uuid}/",
+        f"/console/providers/{d['roots'][9].uuid}/",
+        "/console/consumers/",
+        f"/console/consumers/{d['consumers'][0].uuid}/",
+        "/console/why/?q=resources%3DVCPU%3A100%26required%3DHW_CPU_X86_AVX",
+    )
+
+
+def test_thousand_providers_pages_render_with_bounded_queries(
+    staff, db, django_assert_max_num_queries
+):
+    # 500 nodes + 500 children + 50 sharing = 1050 providers. Render time
+    # is measured by `make bench` (benchmarks/console_pages.py), not here.
+    d = populate(500)
+    for url in thousand_provider_pages(d):
+        with django_assert_max_num_queries(16):
+            assert staff.get(url).status_code == 200, url
 
 
 def test_why_shows_engine_candidates(staff, data):
