@@ -52,6 +52,14 @@ conformance: venv
 test-keystone: venv
 	env -u DATABASE_URL PLACEMENT_KEYSTONE_TEST=1 $(VENV)/bin/python -m pytest tests/keystone -m keystone -s
 
+# The real-clients integration test (tests/clients): the `openstack` CLI with
+# osc-placement and openstacksdk (requirements-clients.txt, in a throwaway
+# virtualenv cached under ~/.cache/placement-clients) against this service
+# under gunicorn on a free loopback port.  Not part of `make test`.
+.PHONY: test-clients
+test-clients: venv
+	env -u DATABASE_URL PLACEMENT_CLIENTS_TEST=1 $(VENV)/bin/python -m pytest tests/clients -m clients -s
+
 # Browser tests of the operator console: Debian's chromium + Playwright
 # (no browser download). Screenshots land in tests/browser/screenshots/.
 test-browser: venv
@@ -77,3 +85,13 @@ test-upstream-import: venv
 		  $(UPSTREAM_VENV)/bin/pip install --disable-pip-version-check -q openstack-placement==16.0.0 )
 	env -u DATABASE_URL PLACEMENT_UPSTREAM_VENV=$(UPSTREAM_VENV) \
 		$(VENV)/bin/python -m pytest -q tests/commands/test_import_real_upstream_schema.py
+
+# This service against upstream openstack-placement 16.0.0 (installed in
+# $(UPSTREAM_VENV), never vendored), both behind gunicorn -w 2 on PostgreSQL,
+# same data loaded through the HTTP API: allocation_candidates (flat, nested),
+# GET /resource_providers and 200 allocation claims, side by side
+# (benchmarks/compare_upstream.py; BENCH_ARGS="--providers 1000 --trees 1000"
+# for the perfload sizes).
+.PHONY: bench-upstream
+bench-upstream: venv
+	$(VENV)/bin/python benchmarks/compare_upstream.py --upstream-venv $(UPSTREAM_VENV) $(BENCH_ARGS)

@@ -112,7 +112,11 @@ def render_error(request, error):
     status = error.status
     title = TITLES.get(status, "Error")
     explanation = EXPLANATIONS.get(status, "").format(method=request.method)
-    detail = f"{explanation}\n\n {error.detail}  " if error.detail else f"{explanation}\n\n   "
+    # The specific reason stays on one line (newlines become spaces, as
+    # upstream's renderer does): clients such as osc-placement show only the
+    # detail's last line.
+    message = str(error.detail).replace("\n", " ").replace("\r", "") if error.detail else ""
+    detail = f"{explanation}\n\n {message}  " if message else f"{explanation}\n\n   "
     request_id = getattr(request, "placement_request_id", None)
     if wants_html(request):
         body = (
