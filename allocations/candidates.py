@@ -568,7 +568,7 @@ def find_candidates(request, version):
             f"JOIN placement_aggregates a ON a.id = pa.aggregate_id WHERE {clause}",
             clause_params,
         ):
-            providers[pid].aggs.add(agg)
+            providers[pid].aggs.add(normalize_uuid(agg) or agg)
 
     results = _search(
         request, version, groups, providers, inventory, by_class, sharing, reaches, trait_ids

@@ -229,11 +229,12 @@ def provider_aggregates_set(*, uuid, aggregate_uuids, generation=None, bump=Fals
     With ``bump`` (microversion 1.19+) the client's ``generation`` must match
     and the provider's generation goes up by one.
     """
+    # Stored as the client spelled them (dashes or not), like upstream, so
+    # they are echoed back unchanged; filters compare canonical forms.
     wanted = []
     for value in aggregate_uuids:
-        canonical = normalize_uuid(value)
-        if canonical not in wanted:
-            wanted.append(canonical)
+        if value not in wanted:
+            wanted.append(value)
     with transaction.atomic():
         provider = _lock_by_uuid(uuid)
         if bump:
