@@ -5,6 +5,12 @@ from django.contrib import admin
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from console.admin_base import ReadOnlyAdmin, ReadOnlyInline
 
+ALLOCATIONS_READ_ONLY = (
+    "Allocations are read-only in the admin: they are written through the API "
+    "(PUT /allocations/{consumer_uuid}, POST /allocations, POST /reshaper), whose "
+    "services check capacity and consumer and provider generations."
+)
+
 
 class AllocationInline(ReadOnlyInline):
     model = Allocation
@@ -13,6 +19,7 @@ class AllocationInline(ReadOnlyInline):
 
 @admin.register(Consumer)
 class ConsumerAdmin(ReadOnlyAdmin):
+    read_only_note = ALLOCATIONS_READ_ONLY
     list_display = ("uuid", "project", "user", "consumer_type", "generation", "updated_at")
     list_select_related = ("project", "user", "consumer_type")
     search_fields = ("uuid", "project__external_id", "user__external_id")
@@ -24,6 +31,7 @@ class ConsumerAdmin(ReadOnlyAdmin):
 
 @admin.register(Allocation)
 class AllocationAdmin(ReadOnlyAdmin):
+    read_only_note = ALLOCATIONS_READ_ONLY
     list_display = ("consumer", "resource_provider", "resource_class", "used")
     list_select_related = ("consumer", "resource_provider", "resource_class")
     search_fields = ("consumer__uuid", "resource_provider__name", "resource_provider__uuid")

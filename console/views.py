@@ -12,7 +12,7 @@ from django.views.static import serve
 from allocations.models import Consumer
 from console import explain as explain_mod
 from console import selectors
-from console.filters import ProviderFilterSet
+from providers.filters import ResourceProviderFilterSet
 from providers.models import ProviderAggregate, ResourceProvider
 
 PAGE_SIZE = 50
@@ -57,14 +57,18 @@ def overview(request):
 
 @staff_required
 def provider_list(request):
-    fs = ProviderFilterSet(request.GET or None, queryset=ResourceProvider.objects.order_by("name"))
-    qs = fs.qs if fs.is_bound else fs.queryset
+    # The API's FilterSet, at the newest microversion, blanks ignored and
+    # errors shown on the page instead of raised.
+    fs = ResourceProviderFilterSet(
+        request.GET or None, queryset=ResourceProvider.objects.order_by("name"), lenient=True
+    )
+    qs = fs.qs
     page = _page(request, qs.select_related("parent"))
     caps = selectors.capacities(rp.pk for rp in page)
     rows = [(rp, caps.get(rp.pk, [])) for rp in page]
     return render(request, "console/provider_list.html", {
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
-        "problems": getattr(fs, "problems", []),
+        "problems": fs.problems,
     })
 
 

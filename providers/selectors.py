@@ -1,7 +1,9 @@
 """Reads of resource providers: one provider, the filtered list, aggregates, traits.
 
-The list (``providers_list``) turns the query string of
-``GET /resource_providers`` into one SQL statement; every filter is a
+The list: the query-string parsers (``parse_*``) and one ``filter_*``
+function per rule, which ``providers.filters.ResourceProviderFilterSet``
+(the API list and the console list) and ``providers_list`` are built from.
+The filtered list is one SQL statement; every filter is a
 ``pk IN (subquery)`` or ``NOT IN`` against the link tables, and parent and
 root uuids come from two self-joins, so the whole page costs one query
 (plus the look-ups of named traits and resource classes).
@@ -14,6 +16,7 @@ from django.db.models import (
     FloatField,
     IntegerField,
     OuterRef,
+    Q,
     Subquery,
     Sum,
     Value,
@@ -282,51 +285,113 @@ def _with_capacity(rc_id, amount):
     )
 
 
+def _spellings(canonical_uuids):
+    """The ways a stored aggregate uuid may be written: dashed or not, either case."""
+    forms = set()
+    for value in canonical_uuids:
+        for form in (value, value.replace("-", "")):
+            forms.update((form, form.upper()))
+    return forms
+
+
+# One function per filter rule, each narrowing a ResourceProvider queryset.
+# ``providers.filters.ResourceProviderFilterSet`` (API list and console list)
+# and ``providers_list`` are both built from these.
+
+
+def filter_name(qs, name):
+    return qs.filter(name=name)
+
+
+def filter_uuid(qs, uuid):
+    return qs.filter(uuid=normalize_uuid(uuid) or uuid)
+
+
+def filter_in_tree(qs, uuid):
+    """Providers sharing a root with the provider ``uuid`` (none if it is unknown)."""
+    tree_root = ResourceProvider.objects.filter(uuid=normalize_uuid(uuid) or uuid).values("root_id")
+    return qs.filter(root_id__in=Subquery(tree_root))
+
+
+def filter_member_of(qs, member_of: MemberOf):
+    """In an aggregate of every ``any_of`` set, and in none of ``forbidden``."""
+    for group in member_of.any_of:
+        qs = qs.filter(
+            pk__in=ProviderAggregate.objects.filter(aggregate__uuid__in=_spellings(group)).values(
+                "resource_provider_id"
+            )
+        )
+    if member_of.forbidden:
+        qs = qs.exclude(
+            pk__in=ProviderAggregate.objects.filter(
+                aggregate__uuid__in=_spellings(member_of.forbidden)
+            ).values("resource_provider_id")
+        )
+    return qs
+
+
+def filter_required(qs, required: RequiredTraits):
+    """Having a trait of every ``any_of`` set and none of ``forbidden`` (400: unknown trait)."""
+    if not required.names():
+        return qs
+    ids = _trait_ids(required.names())
+    for group in required.any_of:
+        qs = qs.filter(
+            pk__in=ProviderTrait.objects.filter(
+                trait_id__in=[ids[name] for name in group]
+            ).values("resource_provider_id")
+        )
+    if required.forbidden:
+        qs = qs.exclude(
+            pk__in=ProviderTrait.objects.filter(
+                trait_id__in=[ids[name] for name in required.forbidden]
+            ).values("resource_provider_id")
+        )
+    return qs
+
+
+def filter_resources(qs, resources: dict):
+    """Able to take each amount of ``resources`` (400: unknown resource class)."""
+    if not resources:
+        return qs
+    rc_ids = _resource_class_ids(list(resources))
+    for name, amount in resources.items():
+        qs = qs.filter(pk__in=_with_capacity(rc_ids[name], amount))
+    return qs
+
+
+def filter_search(qs, text):
+    """The console's free-text search: name or uuid contains ``text``."""
+    text = text.strip()
+    if not text:
+        return qs
+    return qs.filter(Q(name__icontains=text) | Q(uuid__icontains=text))
+
+
+def providers_filter(qs, filters: ProviderFilters):
+    """``qs`` narrowed by every filter that is set, in the API's order."""
+    if filters.name is not None:
+        qs = filter_name(qs, filters.name)
+    if filters.uuid is not None:
+        qs = filter_uuid(qs, filters.uuid)
+    if filters.in_tree is not None:
+        qs = filter_in_tree(qs, filters.in_tree)
+    if filters.member_of is not None:
+        qs = filter_member_of(qs, filters.member_of)
+    if filters.required is not None:
+        qs = filter_required(qs, filters.required)
+    if filters.resources:
+        qs = filter_resources(qs, filters.resources)
+    return qs
+
+
 def providers_list(filters: ProviderFilters):
     """Provider rows (dicts of PROVIDER_COLUMNS) matching every filter, by id."""
-    qs = ResourceProvider.objects.all()
-    if filters.name is not None:
-        qs = qs.filter(name=filters.name)
-    if filters.uuid is not None:
-        qs = qs.filter(uuid=normalize_uuid(filters.uuid) or filters.uuid)
-    if filters.in_tree is not None:
-        tree_root = ResourceProvider.objects.filter(
-            uuid=normalize_uuid(filters.in_tree) or filters.in_tree
-        ).values("root_id")
-        qs = qs.filter(root_id__in=Subquery(tree_root))
-    member_of = filters.member_of
-    if member_of is not None:
-        for group in member_of.any_of:
-            qs = qs.filter(
-                pk__in=ProviderAggregate.objects.filter(aggregate__uuid__in=group).values(
-                    "resource_provider_id"
-                )
-            )
-        if member_of.forbidden:
-            qs = qs.exclude(
-                pk__in=ProviderAggregate.objects.filter(
-                    aggregate__uuid__in=member_of.forbidden
-                ).values("resource_provider_id")
-            )
-    required = filters.required
-    if required is not None and required.names():
-        ids = _trait_ids(required.names())
-        for group in required.any_of:
-            qs = qs.filter(
-                pk__in=ProviderTrait.objects.filter(
-                    trait_id__in=[ids[name] for name in group]
-                ).values("resource_provider_id")
-            )
-        if required.forbidden:
-            qs = qs.exclude(
-                pk__in=ProviderTrait.objects.filter(
-                    trait_id__in=[ids[name] for name in required.forbidden]
-                ).values("resource_provider_id")
-            )
-    if filters.resources:
-        rc_ids = _resource_class_ids(list(filters.resources))
-        for name, amount in filters.resources.items():
-            qs = qs.filter(pk__in=_with_capacity(rc_ids[name], amount))
+    return provider_rows(providers_filter(ResourceProvider.objects.all(), filters))
+
+
+def provider_rows(qs):
+    """The rows (dicts of PROVIDER_COLUMNS) of a provider queryset, by id: one query."""
     return list(qs.order_by("id").values(*PROVIDER_COLUMNS))
 
 
@@ -341,6 +406,8 @@ __all__ = [
     "provider_aggregate_uuids",
     "provider_get",
     "provider_object",
+    "provider_rows",
     "provider_trait_names",
+    "providers_filter",
     "providers_list",
 ]

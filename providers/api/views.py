@@ -18,6 +18,7 @@ from placement_site.policy import authorize
 from placement_site.querystring import last_values, validate_query
 from providers import selectors, services
 from providers.api import schemas
+from providers.filters import ResourceProviderFilterSet
 
 
 def _links(uuid, mv):
@@ -58,26 +59,21 @@ def _location(request, uuid):
     return request.build_absolute_uri(f"{get_script_prefix().rstrip('/')}/resource_providers/{uuid}")
 
 
-def _list_filters(request, mv):
-    """Validate the query string of GET /resource_providers into ProviderFilters."""
+def _list_filterset(request, mv):
+    """GET /resource_providers: check the query string, then its FilterSet.
+
+    Here: NUL bytes and which parameters exist at ``mv`` (the query schema).
+    The FilterSet parses the ``member_of`` / ``required`` / ``resources``
+    forms at ``mv`` and raises the first error when its ``qs`` is read.
+    """
     query = request.GET
-    flat = last_values(query)
     for key in query.keys():
         if any("\x00" in value for value in query.getlist(key)) or "\x00" in key:
             raise errors.BadRequest(
                 f"Invalid query string parameters: {key!r} contains a NUL character"
             )
-    validate_query(flat, schemas.query_schema_for(mv))
-    filters = selectors.ProviderFilters(
-        name=flat.get("name"), uuid=flat.get("uuid"), in_tree=flat.get("in_tree")
-    )
-    if "member_of" in flat:
-        filters.member_of = selectors.parse_member_of(query.getlist("member_of"), mv)
-    if "resources" in flat:
-        filters.resources = selectors.parse_resources(flat["resources"])
-    if "required" in flat:
-        filters.required = selectors.parse_required(query.getlist("required"), mv)
-    return filters
+    validate_query(last_values(query), schemas.query_schema_for(mv))
+    return ResourceProviderFilterSet(query, microversion=mv)
 
 
 _ERRORS = {
@@ -119,8 +115,7 @@ class ResourceProviderListView(PlacementView):
     def get(self, request):
         authorize(request, "placement:resource_providers:list")
         mv = self.mv
-        filters = _list_filters(request, mv)
-        rows = selectors.providers_list(filters)
+        rows = selectors.provider_rows(_list_filterset(request, mv).qs)
         return json_response({"resource_providers": [render_provider(row, mv) for row in rows]})
 
     @extend_schema(
@@ -235,7 +230,7 @@ class ResourceProviderAggregatesView(PlacementView):
         provider = services.provider_aggregates_set(
             uuid=uuid, aggregate_uuids=aggregates, generation=generation, bump=mv >= (1, 19)
         )
-        return self._render(provider, [selectors.normalize_uuid(a) for a in aggregates])
+        return self._render(provider, list(aggregates))
 
 
 class ResourceProviderTraitsView(PlacementView):

@@ -50,11 +50,17 @@ def test_changelists_and_detail_pages(su, data):
 
 
 def test_placement_data_is_read_only(su, data):
+    # Providers and their inventories, traits and aggregates are written
+    # through the services (tests/console/test_admin_writes.py); the rest stays read-only.
     rp, consumer = data
-    assert su.get("/admin/providers/resourceprovider/add/").status_code == 403
-    resp = su.post(f"/admin/providers/resourceprovider/{rp.pk}/change/", {"name": "x"})
+    alloc = Allocation.objects.filter(consumer=consumer).first()
+    inv = Inventory.objects.get(resource_provider=rp)
+    assert su.get("/admin/allocations/allocation/add/").status_code == 403
+    assert su.get("/admin/providers/inventory/add/").status_code == 403
+    resp = su.post(f"/admin/allocations/allocation/{alloc.pk}/change/", {"used": 1})
     assert resp.status_code == 403
-    assert su.post(f"/admin/providers/resourceprovider/{rp.pk}/delete/", {"post": "yes"}).status_code == 403
+    resp = su.post(f"/admin/providers/inventory/{inv.pk}/change/", {"total": 1})
+    assert resp.status_code == 403
     assert su.post(f"/admin/allocations/consumer/{consumer.pk}/delete/", {"post": "yes"}).status_code == 403
     assert ResourceProvider.objects.filter(pk=rp.pk, name=rp.name).exists()
     assert Allocation.objects.filter(consumer=consumer).exists()

@@ -83,7 +83,7 @@ def test_provider_list_filters_and_paginates(staff, data, django_assert_max_num_
     assert "88 providers" in html
     assert "0 providers" in staff.get("/console/providers/?resources=VCPU:33").content.decode()
     html = staff.get("/console/providers/?resources=VCPU").content.decode()
-    assert "bad resources entry" in html
+    assert "Badly formed resources parameter" in html
 
 
 def test_provider_detail(staff, data, django_assert_max_num_queries):
