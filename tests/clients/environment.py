@@ -6,18 +6,15 @@ that file or the Python changes).  The service runs from the project's own
 virtualenv (the interpreter running pytest) against a fresh SQLite file,
 ``PLACEMENT_AUTH_STRATEGY=noauth2``, on a free loopback port.
 """
-import hashlib
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.cached_venv import cached_venv
 from tests.keystone.environment import clean_env, free_port, start, stop, wait_http
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-REQUIREMENTS = PROJECT_DIR / "requirements-clients.txt"
 DRIVER = Path(__file__).resolve().parent / "driver.py"
 
 
@@ -26,30 +23,8 @@ def log(message):
     sys.stderr.flush()
 
 
-def venv_dir():
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes())
-    digest.update(sys.version.encode())
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "placement-clients" / f"venv-{digest.hexdigest()[:16]}"
-
-
 def ensure_venv():
-    venv = venv_dir()
-    marker = venv / ".complete"
-    if marker.exists():
-        return venv
-    if venv.exists():
-        shutil.rmtree(venv)
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    log(f"building {venv}")
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--disable-pip-version-check", "-q",
-         "-r", str(REQUIREMENTS)],
-        check=True,
-    )
-    marker.write_text("ok\n")
-    return venv
+    return cached_venv("placement-clients", ["requirements-clients.txt"], log=log)
 
 
 class PlacementServer:

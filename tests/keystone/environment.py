@@ -9,9 +9,7 @@ gunicorn, ``PLACEMENT_AUTH_STRATEGY=keystone``.
 """
 import getpass
 import grp
-import hashlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,6 +18,8 @@ import time
 from pathlib import Path
 
 import requests
+
+from tests.cached_venv import cached_venv
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 PASSWORD = "keystone-test-password"
@@ -30,32 +30,10 @@ def log(message):
     sys.stderr.flush()
 
 
-def _venv_dir():
-    digest = hashlib.sha256()
-    for name in ("requirements.txt", "requirements-keystone.txt"):
-        digest.update((PROJECT_DIR / name).read_bytes())
-    digest.update(sys.version.encode())
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "placement-keystone" / f"venv-{digest.hexdigest()[:16]}"
-
-
 def ensure_venv():
-    venv = _venv_dir()
-    marker = venv / ".complete"
-    if marker.exists():
-        return venv
-    if venv.exists():
-        shutil.rmtree(venv)
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--disable-pip-version-check", "-q",
-         "-r", str(PROJECT_DIR / "requirements.txt"),
-         "-r", str(PROJECT_DIR / "requirements-keystone.txt")],
-        check=True,
+    return cached_venv(
+        "placement-keystone", ["requirements.txt", "requirements-keystone.txt"], log=log
     )
-    marker.write_text("ok\n")
-    return venv
 
 
 def free_port():
