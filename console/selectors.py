@@ -8,12 +8,12 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
-from django.db.models import Count, F, FloatField, Max, Min, Q, Sum
+from django.db.models import F, FloatField, Max, Min, Sum
 from django.db.models.functions import Cast
 
 from allocations.models import Allocation, Consumer
-from providers.models import Aggregate, Inventory, ProviderAggregate, ResourceProvider
-from resource_classes.models import ResourceClass, Trait
+from providers.models import Aggregate, Inventory, ResourceProvider
+from resource_classes.models import ResourceClass
 
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 

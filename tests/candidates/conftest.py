@@ -1,7 +1,7 @@
 """Builders of provider trees for the candidate tests (factories + ORM)."""
 import pytest
 
-from providers.models import Aggregate, ProviderAggregate, ProviderTrait
+from providers.models import ProviderAggregate, ProviderTrait
 from tests.factories import (
     AggregateFactory,
     AllocationFactory,

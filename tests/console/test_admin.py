@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from allocations.models import Allocation, Consumer
+from allocations.models import Allocation
 from providers.models import Inventory, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 from tests import factories as f
