@@ -179,12 +179,28 @@ def parse_member_of(values, version):
     return member_of, forbidden
 
 
+# Query-schema validators, built (and the schema checked) once per schema;
+# the schemas are module constants of candidates_schemas.
+_QUERY_VALIDATORS = {}
+
+
+def _query_validator(schema):
+    entry = _QUERY_VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        entry = (schema, cls(schema))
+        _QUERY_VALIDATORS[id(schema)] = entry
+    return entry[1]
+
+
 def _validate_query(query, version):
     flat = {key: query.getlist(key)[-1] for key in query.keys()}
-    try:
-        jsonschema.validate(flat, candidates_schemas.query_schema(version))
-    except jsonschema.ValidationError as exc:
-        raise _bad(f"Invalid query string parameters: {exc}")
+    # What jsonschema.validate() does, minus re-checking the schema each time.
+    validator = _query_validator(candidates_schemas.query_schema(version))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(flat))
+    if error is not None:
+        raise _bad(f"Invalid query string parameters: {error}")
 
 
 def parse_request(query, version):
@@ -348,6 +364,10 @@ def _in(column, values):
     (``column = ANY(%s)``), so long id lists cost nothing to prepare."""
     values = list(values)
     if connection.vendor == "postgresql":
+        if all(type(value) is int for value in values):
+            # Ids (the usual, long lists): one array literal, which is far
+            # cheaper for the driver to send than a list it must adapt item by item.
+            return f"{column} = ANY(%s::bigint[])", ["{" + ",".join(map(str, values)) + "}"]
         return f"{column} = ANY(%s)", [values]
     return f"{column} IN ({_placeholders(values)})", values
 
@@ -393,7 +413,7 @@ def _resolve_names(request):
     return classes, traits
 
 
-@dataclass
+@dataclass(slots=True)
 class _Provider:
     id: int
     uuid: str
@@ -563,12 +583,16 @@ def find_candidates(request, version):
         #   JOIN placement_aggregates a ON a.id = pa.aggregate_id
         #   WHERE pa.resource_provider_id IN (:tree providers)
         clause, clause_params = _in("pa.resource_provider_id", provider_ids)
+        canonical_aggs = {}  # stored spelling -> canonical uuid (few distinct aggregates)
         for pid, agg in _fetch(
             "SELECT pa.resource_provider_id, a.uuid FROM resource_provider_aggregates pa "
             f"JOIN placement_aggregates a ON a.id = pa.aggregate_id WHERE {clause}",
             clause_params,
         ):
-            providers[pid].aggs.add(normalize_uuid(agg) or agg)
+            canonical = canonical_aggs.get(agg)
+            if canonical is None:
+                canonical = canonical_aggs[agg] = normalize_uuid(agg) or agg
+            providers[pid].aggs.add(canonical)
 
     results = _search(
         request, version, groups, providers, inventory, by_class, sharing, reaches, trait_ids
@@ -595,11 +619,15 @@ def _amount_fits(entry, amount):
 
 
 def _traits_ok(traits, required, forbidden):
-    return all(traits & any_of for any_of in required) and not (traits & forbidden)
+    return all(not traits.isdisjoint(any_of) for any_of in required) and traits.isdisjoint(
+        forbidden
+    )
 
 
 def _aggs_ok(aggs, member_of, forbidden_aggs):
-    return all(aggs & any_of for any_of in member_of) and not (aggs & forbidden_aggs)
+    return all(not aggs.isdisjoint(any_of) for any_of in member_of) and aggs.isdisjoint(
+        forbidden_aggs
+    )
 
 
 def _search(request, version, groups, providers, inventory, by_class, sharing, reaches, trait_ids):
@@ -665,14 +693,18 @@ def _search(request, version, groups, providers, inventory, by_class, sharing, r
             # The unsuffixed group: per tree, per class, the providers able to
             # serve it; then every pick of one provider per class.
             eligible = {}  # (root, rc) -> [rp]
+            usable = {}  # rp -> passes the group's tree, aggregate and forbidden filters
             for rc, amount in sorted(group.resources.items()):
                 for rp in by_class.get(rc, ()):
                     p = providers.get(rp)
                     if p is None or not _amount_fits(inventory[(rp, rc)], amount):
                         continue
-                    if not provider_ok_for(group, p, spans_tree=True):
-                        continue
-                    if group.forbidden and p.traits & group.forbidden:
+                    ok = usable.get(rp)
+                    if ok is None:
+                        ok = usable[rp] = provider_ok_for(group, p, spans_tree=True) and not (
+                            group.forbidden and p.traits & group.forbidden
+                        )
+                    if not ok:
                         continue
                     anchors = {p.root_id}
                     if rp in sharing:
@@ -768,6 +800,8 @@ def render(found, version):
     class_names = found["class_names"]
     allocation_requests = []
     in_requests = set()
+    keyed = version >= (1, 12)
+    with_mappings = version >= (1, 34)
     for groups, combination in results:
         merged = {}
         mappings = {}
@@ -778,7 +812,7 @@ def render(found, version):
             mappings[group.spec.suffix] = sorted(providers[p].uuid for p in choice.providers)
             in_requests.update(choice.providers)
         in_requests.update(merged)
-        if version >= (1, 12):
+        if keyed:
             body = {
                 "allocations": {
                     providers[rp].uuid: {
@@ -787,7 +821,7 @@ def render(found, version):
                     for rp, res in merged.items()
                 }
             }
-            if version >= (1, 34):
+            if with_mappings:
                 body["mappings"] = mappings
         else:
             body = {
@@ -848,12 +882,14 @@ def _summaries(ids, providers, version, requested_classes):
                 _fetch(f"SELECT id, name FROM traits WHERE id IN ({_placeholders(wanted)})", wanted)
             )
     summaries = {}
+    with_traits = version >= (1, 17)
+    with_tree = version >= (1, 29)
     for pid in ids:
         p = providers[pid]
         entry = {"resources": resources[pid]}
-        if version >= (1, 17):
+        if with_traits:
             entry["traits"] = [trait_names[t] for t in sorted(p.traits)]
-        if version >= (1, 29):
+        if with_tree:
             parent = providers.get(p.parent_id)
             entry["parent_provider_uuid"] = parent.uuid if parent else None
             entry["root_provider_uuid"] = providers[p.root_id].uuid

@@ -84,6 +84,18 @@ def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> 
         if members:
             checks_at[max(depth_of[m] for m in members)].append(tuple(members))
     capacity = problem.capacity
+    if count == 1 and not checks_at[0]:
+        # One group, nothing to isolate from or to check across groups: the
+        # walk below reduces to each choice's own capacity check.
+        for choice in choices[0]:
+            for provider, klass, amount in choice.allocs:
+                free, max_unit = capacity[(provider, klass)]
+                if amount > free or amount > max_unit:
+                    break
+            else:
+                problem.placements += 1
+                yield (choice,)
+        return
     isolated_groups = problem.isolated_groups
     ancestors = problem.ancestors
     used = {}

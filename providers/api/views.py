@@ -2,6 +2,9 @@
 
 Thin: parse, authorize, call a service or selector, render by microversion.
 """
+import json
+
+from django.http import HttpResponse
 from django.urls import get_script_prefix
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
@@ -21,20 +24,24 @@ from providers.api import schemas
 from providers.filters import ResourceProviderFilterSet
 
 
+_LINK_RELS = (
+    ((1, 0), "self", ""),
+    ((1, 0), "inventories", "/inventories"),
+    ((1, 0), "usages", "/usages"),
+    ((1, 1), "aggregates", "/aggregates"),
+    ((1, 6), "traits", "/traits"),
+    ((1, 11), "allocations", "/allocations"),
+)
+
+
+def _link_rels(mv):
+    """(rel, path suffix) pairs of a provider's links at ``mv``."""
+    return [(rel, tail) for since, rel, tail in _LINK_RELS if mv >= since]
+
+
 def _links(uuid, mv):
     base = f"{get_script_prefix().rstrip('/')}/resource_providers/{uuid}"
-    links = [
-        {"rel": "self", "href": base},
-        {"rel": "inventories", "href": f"{base}/inventories"},
-        {"rel": "usages", "href": f"{base}/usages"},
-    ]
-    if mv >= (1, 1):
-        links.append({"rel": "aggregates", "href": f"{base}/aggregates"})
-    if mv >= (1, 6):
-        links.append({"rel": "traits", "href": f"{base}/traits"})
-    if mv >= (1, 11):
-        links.append({"rel": "allocations", "href": f"{base}/allocations"})
-    return links
+    return [{"rel": rel, "href": base + tail} for rel, tail in _link_rels(mv)]
 
 
 def render_provider(row, mv):
@@ -49,6 +56,51 @@ def render_provider(row, mv):
         body["parent_provider_uuid"] = row["parent__uuid"]
         body["root_provider_uuid"] = row["root__uuid"]
     return body
+
+
+_encode_str = json.encoder.encode_basestring_ascii  # what json.dumps uses for str
+_UUID_MARK = "\x00uuid\x00"
+
+
+def _json_or_null(value):
+    return "null" if value is None else _encode_str(value)
+
+
+def _json_int(value):
+    return int.__repr__(value) if type(value) is int else json.dumps(value)
+
+
+def _provider_list_json(rows, mv):
+    """``json.dumps({"resource_providers": [render_provider(row, mv) ...]})``,
+    byte for byte, without building the dicts: every provider's links differ
+    only by its uuid, so they are one pre-encoded template.  (JSON string
+    escaping works character by character, so encoding the pieces and joining
+    them gives the encoding of the joined string.)"""
+    prefix = f"{get_script_prefix().rstrip('/')}/resource_providers/"
+    links = json.dumps(
+        [{"rel": rel, "href": _UUID_MARK + tail} for rel, tail in _link_rels(mv)]
+    )
+    mark = _encode_str(_UUID_MARK)[1:-1]
+    encoded_prefix = _encode_str(prefix)[1:-1]
+    tree = mv >= (1, 14)
+    parts = []
+    append = parts.append
+    for uuid, name, generation, parent_uuid, root_uuid in rows:
+        encoded_uuid = _encode_str(uuid)
+        text = (
+            f'{{"uuid": {encoded_uuid}, "name": {_json_or_null(name)}, '
+            f'"generation": {_json_int(generation)}, '
+            f'"links": {links.replace(mark, encoded_prefix + encoded_uuid[1:-1])}'
+        )
+        if tree:
+            text += (
+                f', "parent_provider_uuid": {_json_or_null(parent_uuid)}, '
+                f'"root_provider_uuid": {_json_or_null(root_uuid)}}}'
+            )
+        else:
+            text += "}"
+        append(text)
+    return '{"resource_providers": [' + ", ".join(parts) + "]}"
 
 
 def _provider_body(uuid, mv):
@@ -115,8 +167,8 @@ class ResourceProviderListView(PlacementView):
     def get(self, request):
         authorize(request, "placement:resource_providers:list")
         mv = self.mv
-        rows = selectors.provider_rows(_list_filterset(request, mv).qs)
-        return json_response({"resource_providers": [render_provider(row, mv) for row in rows]})
+        rows = selectors.provider_list_tuples(_list_filterset(request, mv).qs)
+        return HttpResponse(_provider_list_json(rows, mv), content_type="application/json")
 
     @extend_schema(
         summary="Create resource provider",
