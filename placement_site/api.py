@@ -16,6 +16,7 @@ from email.utils import formatdate
 
 import jsonschema
 from django.http import Http404, HttpResponse
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.views import APIView
 
@@ -91,6 +92,34 @@ class PlacementView(APIView):
     @property
     def mv(self) -> Version:
         return self.request.placement_mv
+
+
+# Placement's error body, for the OpenAPI description of 4xx answers.
+ERROR_BODY = {
+    "type": "object",
+    "properties": {
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "status": {"type": "integer"},
+                    "title": {"type": "string"},
+                    "detail": {"type": "string"},
+                    "code": {"type": "string"},
+                    "request_id": {"type": "string"},
+                },
+                "required": ["status", "title", "detail"],
+            },
+        }
+    },
+    "required": ["errors"],
+}
+
+
+def error_response(description):
+    """An OpenAPI response entry for an error answer (``extend_schema(responses=...)``)."""
+    return OpenApiResponse(response=ERROR_BODY, description=description)
 
 
 def versioned(min_version, max_version=None, *, status=404):

@@ -128,12 +128,18 @@ class PlacementEdgeMiddleware:
         elif "openstack-api-version" not in vary.lower():
             response["vary"] = f"{vary}, openstack-api-version"
         has_body = bool(getattr(response, "content", b""))
+        caching = request.placement_mv is not None and request.placement_mv >= (1, 15)
+        if not caching:
+            # Cache headers exist from 1.15 only; views may always pass a
+            # last-modified time, and this is the one place that decides.
+            for name in ("cache-control", "last-modified"):
+                if name in response:
+                    del response[name]
         if not has_body:
             if "Content-Type" in response:
                 del response["Content-Type"]
         elif (
-            request.placement_mv is not None
-            and request.placement_mv >= (1, 15)
+            caching
             and response.status_code in (200, 201)
             and response.get("Content-Type", "").startswith("application/json")
         ):

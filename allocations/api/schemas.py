@@ -187,24 +187,6 @@ def usages_query_schema(mv):
 
 # --- Response shapes (for the OpenAPI document) ---------------------------
 
-ERROR = {
-    "type": "object",
-    "properties": {
-        "errors": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "status": {"type": "integer"},
-                    "title": {"type": "string"},
-                    "detail": {"type": "string"},
-                    "code": {"type": "string"},
-                    "request_id": {"type": "string"},
-                },
-            },
-        }
-    },
-}
 
 _RESOURCE_AMOUNTS = {"type": "object", "additionalProperties": {"type": "integer"}}
 

@@ -15,21 +15,13 @@ from placement_site import errors
 from placement_site.api import (
     PlacementView,
     empty_response,
+    error_response,
     json_body,
     json_response,
     versioned,
 )
 from placement_site.policy import authorize
 from placement_site.querystring import last_values, validate_query
-
-
-def _error(description):
-    return OpenApiResponse(response=schemas.ERROR, description=description)
-
-
-def _last_modified(request, when):
-    """The last-modified time for json_response: only from 1.15."""
-    return when if request.placement_mv >= (1, 15) else None
 
 
 def _consumer_uuid(raw):
@@ -64,10 +56,10 @@ class AllocationsView(PlacementView):
         request={"application/json": schemas.POST_ALLOCATIONS_1_38},
         responses={
             204: OpenApiResponse(description="All allocations written."),
-            400: _error("Invalid body, unknown provider or resource class."),
-            403: _error("Policy does not allow managing allocations."),
-            404: _error("Microversion below 1.13."),
-            409: _error("No inventory, capacity exceeded, or a consumer or provider changed "
+            400: error_response("Invalid body, unknown provider or resource class."),
+            403: error_response("Policy does not allow managing allocations."),
+            404: error_response("Microversion below 1.13."),
+            409: error_response("No inventory, capacity exceeded, or a consumer or provider changed "
                         "concurrently (`placement.concurrent_update`)."),
         },
     )
@@ -92,7 +84,7 @@ class ConsumerAllocationsView(PlacementView):
         responses={
             200: OpenApiResponse(response=schemas.CONSUMER_ALLOCATIONS,
                                  description="The consumer's allocations."),
-            403: _error("Policy does not allow listing allocations."),
+            403: error_response("Policy does not allow listing allocations."),
         },
     )
     def get(self, request, consumer_uuid):
@@ -109,7 +101,7 @@ class ConsumerAllocationsView(PlacementView):
                 body["consumer_generation"] = view.consumer.generation
             if mv >= (1, 38):
                 body["consumer_type"] = view.consumer_type
-        return json_response(body, last_modified=_last_modified(request, view.last_modified))
+        return json_response(body, last_modified=view.last_modified)
 
     @extend_schema(
         summary="Replace a consumer's allocations",
@@ -120,9 +112,9 @@ class ConsumerAllocationsView(PlacementView):
         request={"application/json": schemas.PUT_ALLOCATIONS_1_38},
         responses={
             204: OpenApiResponse(description="Allocations written."),
-            400: _error("Invalid body or consumer uuid, unknown provider or resource class."),
-            403: _error("Policy does not allow updating allocations."),
-            409: _error("No inventory, constraints violated, capacity exceeded, or a consumer "
+            400: error_response("Invalid body or consumer uuid, unknown provider or resource class."),
+            403: error_response("Policy does not allow updating allocations."),
+            409: error_response("No inventory, constraints violated, capacity exceeded, or a consumer "
                         "or provider changed concurrently (`placement.concurrent_update`)."),
         },
     )
@@ -145,8 +137,8 @@ class ConsumerAllocationsView(PlacementView):
         summary="Delete a consumer's allocations",
         responses={
             204: OpenApiResponse(description="Allocations (and the consumer) removed."),
-            403: _error("Policy does not allow deleting allocations."),
-            404: _error("The consumer has no allocations."),
+            403: error_response("Policy does not allow deleting allocations."),
+            404: error_response("The consumer has no allocations."),
         },
     )
     def delete(self, request, consumer_uuid):
@@ -164,8 +156,8 @@ class ProviderAllocationsView(PlacementView):
         responses={
             200: OpenApiResponse(response=schemas.PROVIDER_ALLOCATIONS,
                                  description="The provider's allocations."),
-            403: _error("Policy does not allow listing provider allocations."),
-            404: _error("No such resource provider."),
+            403: error_response("Policy does not allow listing provider allocations."),
+            404: error_response("No such resource provider."),
         },
     )
     def get(self, request, uuid):
@@ -173,7 +165,7 @@ class ProviderAllocationsView(PlacementView):
         provider, allocations, changed = selectors.provider_allocations(provider_uuid=uuid)
         return json_response(
             {"allocations": allocations, "resource_provider_generation": provider.generation},
-            last_modified=_last_modified(request, changed),
+            last_modified=changed,
         )
 
 
@@ -185,8 +177,8 @@ class ProviderUsagesView(PlacementView):
         responses={
             200: OpenApiResponse(response=schemas.PROVIDER_USAGES,
                                  description="The provider's usages."),
-            403: _error("Policy does not allow showing provider usages."),
-            404: _error("No such resource provider."),
+            403: error_response("Policy does not allow showing provider usages."),
+            404: error_response("No such resource provider."),
         },
     )
     def get(self, request, uuid):
@@ -213,9 +205,9 @@ class UsagesView(PlacementView):
         parameters=_USAGE_PARAMETERS,
         responses={
             200: OpenApiResponse(response=schemas.USAGES, description="The usages."),
-            400: _error("Missing project_id or invalid query parameters."),
-            403: _error("Policy does not allow showing usages."),
-            404: _error("Microversion below 1.9."),
+            400: error_response("Missing project_id or invalid query parameters."),
+            403: error_response("Policy does not allow showing usages."),
+            404: error_response("Microversion below 1.9."),
         },
     )
     @versioned("1.9")

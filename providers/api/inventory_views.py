@@ -12,7 +12,6 @@ from providers import inventory_services as services
 from providers.api import inventory_schemas as schemas
 
 RESERVED_EQUALS_TOTAL = (1, 26)
-CACHE_HEADERS = (1, 15)
 
 
 def _record(inv) -> dict:
@@ -37,11 +36,6 @@ def _one_body(provider, inv) -> dict:
     return {"resource_provider_generation": provider.generation, **_record(inv)}
 
 
-def _changed(request, when):
-    """The last-modified time to send: only from 1.15, where the edge adds cache headers."""
-    return when if request.placement_mv >= CACHE_HEADERS else None
-
-
 def _reserved_may_equal_total(request) -> bool:
     return request.placement_mv >= RESERVED_EQUALS_TOTAL
 
@@ -61,7 +55,7 @@ class InventoriesView(PlacementView):
         authorize(request, "placement:resource_providers:inventories:list")
         provider = selectors.provider_get(uuid=uuid)
         rows, changed = selectors.inventory_list(provider=provider)
-        return json_response(_list_body(provider, rows), last_modified=_changed(request, changed))
+        return json_response(_list_body(provider, rows), last_modified=changed)
 
     @extend_schema(
         summary="Update resource provider inventories (replace the whole set)",
@@ -89,7 +83,7 @@ class InventoriesView(PlacementView):
             reserved_may_equal_total=_reserved_may_equal_total(request),
         )
         return json_response(
-            _list_body(provider, rows), last_modified=_changed(request, selectors.last_modified(rows)),
+            _list_body(provider, rows), last_modified=selectors.last_modified(rows),
         )
 
     @extend_schema(
@@ -117,7 +111,7 @@ class InventoriesView(PlacementView):
         )
         location = request.build_absolute_uri(f"{request.path}/{resource_class}")
         return json_response(
-            _one_body(provider, inv), status=201, last_modified=_changed(request, inv.updated_at),
+            _one_body(provider, inv), status=201, last_modified=inv.updated_at,
             headers={"Location": location},
         )
 
@@ -153,7 +147,7 @@ class InventoryView(PlacementView):
         authorize(request, "placement:resource_providers:inventories:show")
         provider = selectors.provider_get(uuid=uuid)
         inv = selectors.inventory_get(provider=provider, resource_class=resource_class)
-        return json_response(_one_body(provider, inv), last_modified=_changed(request, inv.updated_at))
+        return json_response(_one_body(provider, inv), last_modified=inv.updated_at)
 
     @extend_schema(
         summary="Update resource provider inventory",
@@ -177,7 +171,7 @@ class InventoryView(PlacementView):
             spec=services.InventorySpec.from_body(data),
             reserved_may_equal_total=_reserved_may_equal_total(request),
         )
-        return json_response(_one_body(provider, inv), last_modified=_changed(request, inv.updated_at))
+        return json_response(_one_body(provider, inv), last_modified=inv.updated_at)
 
     @extend_schema(
         summary="Delete resource provider inventory",

@@ -66,5 +66,3 @@ def reshape_schema(version) -> dict:
         return RESHAPE_1_34
     return RESHAPE_1_30
 
-
-ERROR = alloc_schemas.ERROR

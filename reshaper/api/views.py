@@ -2,15 +2,11 @@
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
 from allocations.services import ConsumerAllocations
-from placement_site.api import PlacementView, empty_response, json_body, versioned
+from placement_site.api import PlacementView, empty_response, error_response, json_body, versioned
 from placement_site.policy import authorize
 from providers.inventory_services import InventorySpec
 from reshaper import services
 from reshaper.api import schemas
-
-
-def _error(description: str) -> OpenApiResponse:
-    return OpenApiResponse(response=schemas.ERROR, description=description)
 
 
 def _inventories(data: dict) -> list[services.ProviderInventories]:
@@ -58,13 +54,13 @@ class ReshaperView(PlacementView):
         request={"application/json": schemas.RESHAPE_1_38},
         responses={
             204: OpenApiResponse(description="Everything was moved."),
-            400: _error(
+            400: error_response(
                 "Invalid body, unknown resource provider or resource class, or an unusable "
                 "inventory record."
             ),
-            403: _error("Policy does not allow reshaping."),
-            404: _error("Microversion below 1.30."),
-            409: _error(
+            403: error_response("Policy does not allow reshaping."),
+            404: error_response("Microversion below 1.30."),
+            409: error_response(
                 "A stale provider or consumer generation, an allocation the final "
                 "inventories cannot hold, or allocations left on a removed inventory."
             ),

@@ -69,24 +69,3 @@ TRAIT_LIST = {
     },
     "required": ["traits"],
 }
-
-ERROR = {
-    "type": "object",
-    "properties": {
-        "errors": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "status": {"type": "integer"},
-                    "title": {"type": "string"},
-                    "detail": {"type": "string"},
-                    "code": {"type": "string"},
-                    "request_id": {"type": "string"},
-                },
-                "required": ["status", "title", "detail"],
-            },
-        }
-    },
-    "required": ["errors"],
-}

@@ -15,6 +15,7 @@ from placement_site import errors
 from placement_site.api import (
     PlacementView,
     empty_response,
+    error_response,
     json_body,
     json_response,
     require_json_content,
@@ -39,23 +40,12 @@ def _resource_class_body(rc) -> dict:
     }
 
 
-def _cache_headers(request, changed_at) -> dict:
-    """From 1.15, bodiless answers carry the cache headers themselves."""
-    if request.placement_mv >= (1, 15):
-        return {
-            "cache-control": "no-cache",
-            "last-modified": formatdate(changed_at.timestamp(), usegmt=True),
-        }
-    return {}
-
-
-def _since_1_15(request, changed_at):
-    """``last_modified`` for json_response: sent only from microversion 1.15."""
-    return changed_at if request.placement_mv >= (1, 15) else None
-
-
-def _error(description: str) -> OpenApiResponse:
-    return OpenApiResponse(response=schemas.ERROR, description=description)
+def _cache_headers(changed_at) -> dict:
+    """Bodiless answers carry the cache headers themselves (the edge drops them before 1.15)."""
+    return {
+        "cache-control": "no-cache",
+        "last-modified": formatdate(changed_at.timestamp(), usegmt=True),
+    }
 
 
 # --- resource classes ------------------------------------------------------
@@ -69,8 +59,8 @@ class ResourceClassListView(PlacementView):
         description="Every resource class, standard and custom (microversion 1.2+).",
         responses={
             200: OpenApiResponse(response=schemas.RESOURCE_CLASS_LIST, description="The classes."),
-            403: _error("Policy does not allow listing resource classes."),
-            404: _error("Microversion below 1.2."),
+            403: error_response("Policy does not allow listing resource classes."),
+            404: error_response("Microversion below 1.2."),
         },
     )
     @versioned("1.2")
@@ -79,7 +69,7 @@ class ResourceClassListView(PlacementView):
         classes, changed_at = selectors.resource_class_list()
         return json_response(
             {"resource_classes": [_resource_class_body(rc) for rc in classes]},
-            last_modified=_since_1_15(request, changed_at),
+            last_modified=changed_at,
         )
 
     @extend_schema(
@@ -90,11 +80,11 @@ class ResourceClassListView(PlacementView):
         request={"application/json": schemas.RESOURCE_CLASS_NAME},
         responses={
             201: OpenApiResponse(description="Created; `Location` names the new class."),
-            400: _error("Invalid body or name."),
-            403: _error("Policy does not allow creating resource classes."),
-            404: _error("Microversion below 1.2."),
-            409: _error("A resource class with that name already exists."),
-            415: _error("The body is not application/json."),
+            400: error_response("Invalid body or name."),
+            403: error_response("Policy does not allow creating resource classes."),
+            404: error_response("Microversion below 1.2."),
+            409: error_response("A resource class with that name already exists."),
+            415: error_response("The body is not application/json."),
         },
     )
     @versioned("1.2")
@@ -113,8 +103,8 @@ class ResourceClassDetailView(PlacementView):
         summary="Show a resource class",
         responses={
             200: OpenApiResponse(response=schemas.RESOURCE_CLASS, description="The class."),
-            403: _error("Policy does not allow showing resource classes."),
-            404: _error("No such resource class, or microversion below 1.2."),
+            403: error_response("Policy does not allow showing resource classes."),
+            404: error_response("No such resource class, or microversion below 1.2."),
         },
     )
     @versioned("1.2")
@@ -122,7 +112,7 @@ class ResourceClassDetailView(PlacementView):
         authorize(request, "placement:resource_classes:show")
         rc = selectors.resource_class_get(name=name)
         return json_response(
-            _resource_class_body(rc), last_modified=_since_1_15(request, rc.updated_at)
+            _resource_class_body(rc), last_modified=rc.updated_at
         )
 
     @extend_schema(
@@ -141,11 +131,11 @@ class ResourceClassDetailView(PlacementView):
             ),
             201: OpenApiResponse(description="Created (1.7+); `Location` names it."),
             204: OpenApiResponse(description="Already existed (1.7+)."),
-            400: _error("Invalid name, or a standard class."),
-            403: _error("Policy does not allow updating resource classes."),
-            404: _error("No such resource class (1.2 - 1.6), or microversion below 1.2."),
-            409: _error("The new name is taken (1.2 - 1.6)."),
-            415: _error("The body is not application/json (1.2 - 1.6)."),
+            400: error_response("Invalid name, or a standard class."),
+            403: error_response("Policy does not allow updating resource classes."),
+            404: error_response("No such resource class (1.2 - 1.6), or microversion below 1.2."),
+            409: error_response("The new name is taken (1.2 - 1.6)."),
+            415: error_response("The body is not application/json (1.2 - 1.6)."),
         },
     )
     @versioned("1.2")
@@ -163,7 +153,7 @@ class ResourceClassDetailView(PlacementView):
         data = json_body(request, schemas.RESOURCE_CLASS_NAME)
         rc = services.resource_class_rename(name=name, new_name=data["name"])
         return json_response(
-            _resource_class_body(rc), last_modified=_since_1_15(request, rc.updated_at)
+            _resource_class_body(rc), last_modified=rc.updated_at
         )
 
     @extend_schema(
@@ -172,10 +162,10 @@ class ResourceClassDetailView(PlacementView):
         summary="Delete a custom resource class",
         responses={
             204: OpenApiResponse(description="Deleted."),
-            400: _error("Standard classes cannot be deleted."),
-            403: _error("Policy does not allow deleting resource classes."),
-            404: _error("No such resource class, or microversion below 1.2."),
-            409: _error("Inventories or allocations use the class."),
+            400: error_response("Standard classes cannot be deleted."),
+            403: error_response("Policy does not allow deleting resource classes."),
+            404: error_response("No such resource class, or microversion below 1.2."),
+            409: error_response("Inventories or allocations use the class."),
         },
     )
     @versioned("1.2")
@@ -236,9 +226,9 @@ class TraitListView(PlacementView):
         ],
         responses={
             200: OpenApiResponse(response=schemas.TRAIT_LIST, description="The trait names."),
-            400: _error("Unknown or badly formed query parameter."),
-            403: _error("Policy does not allow listing traits."),
-            404: _error("Microversion below 1.6."),
+            400: error_response("Unknown or badly formed query parameter."),
+            403: error_response("Policy does not allow listing traits."),
+            404: error_response("Microversion below 1.6."),
         },
     )
     @versioned("1.6")
@@ -246,7 +236,7 @@ class TraitListView(PlacementView):
         authorize(request, "placement:traits:list")
         filters = _trait_filters(request)
         names, changed_at = selectors.trait_list(**filters)
-        return json_response({"traits": names}, last_modified=_since_1_15(request, changed_at))
+        return json_response({"traits": names}, last_modified=changed_at)
 
 
 class TraitDetailView(PlacementView):
@@ -256,15 +246,15 @@ class TraitDetailView(PlacementView):
         summary="Check that a trait exists",
         responses={
             204: OpenApiResponse(description="The trait exists."),
-            403: _error("Policy does not allow showing traits."),
-            404: _error("No such trait, or microversion below 1.6."),
+            403: error_response("Policy does not allow showing traits."),
+            404: error_response("No such trait, or microversion below 1.6."),
         },
     )
     @versioned("1.6")
     def get(self, request, name):
         authorize(request, "placement:traits:show")
         trait = selectors.trait_get(name=name)
-        return empty_response(204, headers=_cache_headers(request, trait.updated_at))
+        return empty_response(204, headers=_cache_headers(trait.updated_at))
 
     @extend_schema(
         operation_id="trait_update",
@@ -275,9 +265,9 @@ class TraitDetailView(PlacementView):
         responses={
             201: OpenApiResponse(description="Created; `Location` names the trait."),
             204: OpenApiResponse(description="Already existed."),
-            400: _error("The name is not a valid custom trait name."),
-            403: _error("Policy does not allow creating traits."),
-            404: _error("Microversion below 1.6."),
+            400: error_response("The name is not a valid custom trait name."),
+            403: error_response("Policy does not allow creating traits."),
+            404: error_response("Microversion below 1.6."),
         },
     )
     @versioned("1.6")
@@ -285,7 +275,7 @@ class TraitDetailView(PlacementView):
         authorize(request, "placement:traits:update")
         trait, created = services.trait_ensure(name=name)
         headers = {"Location": _url("traits", trait.name)}
-        headers.update(_cache_headers(request, trait.updated_at))
+        headers.update(_cache_headers(trait.updated_at))
         return empty_response(201 if created else 204, headers=headers)
 
     @extend_schema(
@@ -294,10 +284,10 @@ class TraitDetailView(PlacementView):
         summary="Delete a custom trait",
         responses={
             204: OpenApiResponse(description="Deleted."),
-            400: _error("Standard traits cannot be deleted."),
-            403: _error("Policy does not allow deleting traits."),
-            404: _error("No such trait, or microversion below 1.6."),
-            409: _error("A resource provider has the trait."),
+            400: error_response("Standard traits cannot be deleted."),
+            403: error_response("Policy does not allow deleting traits."),
+            404: error_response("No such trait, or microversion below 1.6."),
+            409: error_response("A resource provider has the trait."),
         },
     )
     @versioned("1.6")

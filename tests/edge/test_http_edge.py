@@ -84,3 +84,15 @@ def test_body_without_content_type_is_400(api):
     response = api.post("/resource_providers", data=b"hello", content_type="")
     assert response.status_code == 400
     assert "content-type header required" in response.content.decode()
+
+
+def test_cache_headers_set_by_a_view_are_dropped_before_1_15(api):
+    # Views always hand their last-modified time to the edge; the edge alone
+    # decides that cache headers exist from 1.15 on.
+    assert api.put("/traits/CUSTOM_EDGE", mv="1.6").status_code == 201
+    old = api.get("/traits/CUSTOM_EDGE", mv="1.14")
+    assert old.status_code == 204
+    assert "last-modified" not in old and "cache-control" not in old
+    new = api.get("/traits/CUSTOM_EDGE", mv="1.15")
+    assert new["cache-control"] == "no-cache"
+    assert re.match(r"^\w+, \d+ \w+ \d{4} [\d:]+ GMT$", new["last-modified"])
