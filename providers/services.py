@@ -244,26 +244,30 @@ def provider_aggregates_set(*, uuid, aggregate_uuids, generation=None, bump=Fals
             if agg_uuid not in existing:
                 aggregate, _ = Aggregate.objects.get_or_create(uuid=agg_uuid)
                 existing[agg_uuid] = aggregate.pk
-        wanted_ids = {existing[agg_uuid] for agg_uuid in wanted}
-        current_ids = set(
-            ProviderAggregate.objects.filter(resource_provider_id=provider.pk).values_list(
-                "aggregate_id", flat=True
-            )
-        )
-        stale = current_ids - wanted_ids
-        if stale:
-            ProviderAggregate.objects.filter(
-                resource_provider_id=provider.pk, aggregate_id__in=stale
-            ).delete()
-        ProviderAggregate.objects.bulk_create(
-            [
-                ProviderAggregate(resource_provider_id=provider.pk, aggregate_id=agg_id)
-                for agg_id in sorted(wanted_ids - current_ids)
-            ]
+        _replace_links(
+            ProviderAggregate, "aggregate_id", provider, {existing[u] for u in wanted}
         )
         if bump:
             locking.bump_provider_generation(provider)
     return provider
+
+
+def _replace_links(link_model, column, provider, wanted_ids):
+    """Make the provider's rows in a link table (aggregates, traits) exactly ``wanted_ids``.
+
+    Only the difference is written: stale links deleted, missing ones added.
+    """
+    links = link_model.objects.filter(resource_provider_id=provider.pk)
+    current_ids = set(links.values_list(column, flat=True))
+    stale = current_ids - wanted_ids
+    if stale:
+        links.filter(**{f"{column}__in": stale}).delete()
+    link_model.objects.bulk_create(
+        [
+            link_model(resource_provider_id=provider.pk, **{column: linked_id})
+            for linked_id in sorted(wanted_ids - current_ids)
+        ]
+    )
 
 
 # -- Traits -------------------------------------------------------------------
@@ -279,23 +283,7 @@ def provider_traits_set(*, uuid, trait_names, generation):
         missing = [name for name in names if name not in found]
         if missing:
             raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
-        wanted_ids = set(found.values())
-        current_ids = set(
-            ProviderTrait.objects.filter(resource_provider_id=provider.pk).values_list(
-                "trait_id", flat=True
-            )
-        )
-        stale = current_ids - wanted_ids
-        if stale:
-            ProviderTrait.objects.filter(
-                resource_provider_id=provider.pk, trait_id__in=stale
-            ).delete()
-        ProviderTrait.objects.bulk_create(
-            [
-                ProviderTrait(resource_provider_id=provider.pk, trait_id=trait_id)
-                for trait_id in sorted(wanted_ids - current_ids)
-            ]
-        )
+        _replace_links(ProviderTrait, "trait_id", provider, set(found.values()))
         locking.bump_provider_generation(provider)
     return provider
 
