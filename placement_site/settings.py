@@ -6,7 +6,7 @@ a contract with the tools in ../shared (see DESIGN.md section 5).
 import os
 from pathlib import Path
 
-import dj_database_url
+from placement_site.database import database_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -93,13 +93,7 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
-_db = dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("PLACEMENT_DB_CONN_MAX_AGE", 60))
-if _db["ENGINE"] == "django.db.backends.sqlite3":
-    # Writers queue on the database lock instead of failing half-way
-    # (DESIGN.md section 4).
-    _db.setdefault("OPTIONS", {})
-    _db["OPTIONS"].update({"transaction_mode": "IMMEDIATE", "timeout": 30})
-    _db["CONN_MAX_AGE"] = 0
+_db = database_settings(DATABASE_URL, conn_max_age=env_int("PLACEMENT_DB_CONN_MAX_AGE", 60))
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
