@@ -3,7 +3,7 @@ generation and capacity checks of the services)."""
 from django.contrib import admin
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from console.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from placement_site.admin import ReadOnlyAdmin, ReadOnlyInline
 
 ALLOCATIONS_READ_ONLY = (
     "Allocations are read-only in the admin: they are written through the API "

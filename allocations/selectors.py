@@ -4,6 +4,9 @@
 - :func:`provider_allocations`: ``GET /resource_providers/{uuid}/allocations``.
 - :func:`provider_usages`: ``GET /resource_providers/{uuid}/usages``.
 - :func:`usages_by_project`: ``GET /usages`` (flat, or grouped by consumer type).
+- :func:`consumers_incomplete` / :func:`consumers_empty`: what the
+  maintenance commands look for (and ``services.consumers_heal`` /
+  ``consumers_delete_empty`` fix).
 
 Every query here is a plain GROUP BY that PostgreSQL and SQLite both accept:
 no selected or ordered column outside the grouping (hence the ``order_by()``
@@ -16,14 +19,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from django.db.models import Count, F, Sum, Value
+from django.conf import settings
+from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
 from allocations.models import Allocation, Consumer
 from providers.models import Inventory
 # Providers are stored under their canonical uuid; anything that is not a uuid
 # (a NUL byte included, which PostgreSQL text cannot hold) is a 404.
-from providers.selectors import provider_object as provider_get
+from providers.selectors import provider_get
 
 #: How a consumer without a type is reported (1.38+), and the filter value for it.
 UNKNOWN_CONSUMER_TYPE = "unknown"
@@ -178,12 +182,26 @@ def usages_by_project(
     return dict(result)
 
 
+def consumers_incomplete():
+    """Consumers that still carry the incomplete project or user id (written before 1.8)."""
+    return Consumer.objects.filter(
+        Q(project__external_id=settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID)
+        | Q(user__external_id=settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID)
+    )
+
+
+def consumers_empty():
+    """Consumers that hold no allocations (the API never leaves one; imports can)."""
+    return Consumer.objects.annotate(n=Count("allocations")).filter(n=0)
+
+
 __all__ = [
     "ALL_CONSUMER_TYPES",
     "UNKNOWN_CONSUMER_TYPE",
     "consumer_allocations",
+    "consumers_empty",
+    "consumers_incomplete",
     "provider_allocations",
-    "provider_get",
     "provider_usages",
     "usages_by_project",
 ]

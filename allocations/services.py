@@ -9,6 +9,8 @@ lost race):
 - :func:`allocations_delete`: ``DELETE /allocations/{consumer_uuid}``.
 - :func:`allocations_write`: the step the two setters share, for callers that
   already hold a transaction (the reshaper): no retry of its own.
+- :func:`consumers_heal` / :func:`consumers_delete_empty`: the maintenance
+  fixes (manage.py heal_consumers, audit_allocations --fix).
 
 How one write stays safe under concurrent writers (DESIGN.md section 4):
 
@@ -53,6 +55,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Sum
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from allocations.selectors import consumers_incomplete
 from placement_site import errors
 from placement_site.uuids import normalize_uuid
 from providers.locking import lock_providers
@@ -490,3 +493,51 @@ def allocations_delete(*, consumer_uuid: str) -> None:
         consumer.delete()
 
     run_with_retries(work, "the allocation delete")
+
+
+def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> int:
+    """Give incomplete consumers a real project and user; bump their generation.
+
+    Returns how many consumers were (with ``dry_run``: would be) healed.
+    One transaction; the consumer rows are locked in uuid order, the order
+    every allocation writer locks consumers in.
+    """
+    with transaction.atomic():
+        consumers = list(consumers_incomplete().select_for_update().select_related(
+            "project", "user").order_by("uuid"))
+        if dry_run or not consumers:
+            return len(consumers)
+        project = _get_or_create_by_name(Project, "external_id", project_id)
+        user = _get_or_create_by_name(User, "external_id", user_id)
+        missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
+        missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
+        for consumer in consumers:
+            fields = ["generation", "updated_at"]
+            if consumer.project.external_id == missing_project:
+                consumer.project = project
+                fields.append("project")
+            if consumer.user.external_id == missing_user:
+                consumer.user = user
+                fields.append("user")
+            consumer.generation = F("generation") + 1
+            consumer.save(update_fields=fields)
+    return len(consumers)
+
+
+def consumers_delete_empty(*, uuids) -> int:
+    """Delete those of ``uuids`` that hold no allocations; returns how many went.
+
+    One transaction; each consumer is re-checked under its row lock (taken
+    in uuid order), so one that a concurrent writer just gave allocations
+    stays.
+    """
+    deleted = 0
+    with transaction.atomic():
+        locked = list(
+            Consumer.objects.select_for_update().filter(uuid__in=list(uuids)).order_by("uuid")
+        )
+        for consumer in locked:
+            if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
+                consumer.delete()
+                deleted += 1
+    return deleted

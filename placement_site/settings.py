@@ -47,12 +47,14 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_filters",
+    # The project's apps in dependency order: each may import the ones above it.
+    "placement_site",  # the HTTP edge, shared API and admin helpers; policy_show
     "resource_classes",
     "providers",
     "allocations",
     "reshaper",
-    "placement_site",  # its management commands (policy_show)
     "console",
+    "maintenance",  # the manage.py maintenance commands
 ]
 
 MIDDLEWARE = [

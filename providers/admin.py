@@ -22,7 +22,7 @@ read-only; allocations are read-only everywhere (see allocations/admin.py).
 from django import forms
 from django.contrib import admin
 
-from console.admin_base import ReadOnlyAdmin, ServiceWritesAdmin
+from placement_site.admin import ReadOnlyAdmin, ServiceWritesAdmin
 from placement_site import errors
 from placement_site.uuids import normalize_uuid
 from providers import inventory_services, locking, services

@@ -5,14 +5,6 @@ from placement_site import errors
 from providers.models import Inventory, ResourceProvider
 
 
-def provider_get(*, uuid: str) -> ResourceProvider:
-    """The provider with this uuid; 404 when there is none."""
-    provider = ResourceProvider.objects.filter(uuid=uuid).first()
-    if provider is None:
-        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
-    return provider
-
-
 def inventory_list(*, provider: ResourceProvider) -> tuple[list[Inventory], datetime]:
     """The provider's inventories (by class name) and their newest change time."""
     rows = list(

@@ -9,6 +9,7 @@ from django.db.models import F
 
 from placement_site import errors
 from providers.models import ResourceProvider
+from providers.selectors import provider_get
 
 
 def lock_providers(provider_ids) -> dict:
@@ -21,11 +22,8 @@ def lock_providers(provider_ids) -> dict:
 
 
 def lock_provider_by_uuid(uuid):
-    """Lock one provider by uuid; 404 when it does not exist."""
-    provider = ResourceProvider.objects.select_for_update().filter(uuid=uuid).first()
-    if provider is None:
-        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
-    return provider
+    """Lock one provider by its uuid as written; 404 when it does not exist."""
+    return provider_get(uuid=uuid, lock=True, exact=True)
 
 
 GENERATION_CONFLICT = (

@@ -33,8 +33,33 @@ from resource_classes.models import ResourceClass, Trait
 PROVIDER_COLUMNS = ("id", "uuid", "name", "generation", "parent__uuid", "root__uuid", "updated_at")
 
 
-def provider_get(*, uuid):
-    """The provider row (as a dict of PROVIDER_COLUMNS) for ``uuid``; 404 if absent."""
+def provider_get(*, uuid, lock=False, exact=False):
+    """The ResourceProvider stored under ``uuid``; 404 naming ``uuid`` as given.
+
+    Providers are stored under the canonical uuid, so any spelling (upper
+    case, no dashes) finds one, and anything that is not a uuid (a NUL byte
+    included, which PostgreSQL text cannot hold) is a 404.  ``exact=True``
+    matches the stored spelling only: the inventory endpoints, whose writes
+    (``locking.lock_provider_by_uuid``) have always looked up the path's
+    uuid as written.  ``lock=True`` takes the row with SELECT ... FOR UPDATE;
+    call it inside ``transaction.atomic()``.
+    """
+    key = uuid if exact else normalize_uuid(uuid)
+    provider = None
+    if key is not None:
+        rows = ResourceProvider.objects.filter(uuid=key)
+        if lock:
+            rows = rows.select_for_update()
+        provider = rows.first()
+    if provider is None:
+        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+    return provider
+
+
+def provider_row(*, uuid):
+    """:func:`provider_get`'s look-up as a dict of PROVIDER_COLUMNS (parent and
+    root uuids joined in, one query): what ``GET /resource_providers/{uuid}``
+    renders."""
     canonical = normalize_uuid(uuid)
     row = None
     if canonical is not None:
@@ -42,17 +67,6 @@ def provider_get(*, uuid):
     if row is None:
         raise errors.NotFound(f"No resource provider with uuid {uuid} found")
     return row
-
-
-def provider_object(*, uuid):
-    """The ResourceProvider model instance for ``uuid``; 404 if absent."""
-    canonical = normalize_uuid(uuid)
-    provider = None
-    if canonical is not None:
-        provider = ResourceProvider.objects.filter(uuid=canonical).first()
-    if provider is None:
-        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
-    return provider
 
 
 def provider_aggregate_uuids(provider_id):
@@ -415,7 +429,7 @@ __all__ = [
     "parse_resources",
     "provider_aggregate_uuids",
     "provider_get",
-    "provider_object",
+    "provider_row",
     "provider_list_tuples",
     "provider_rows",
     "provider_trait_names",

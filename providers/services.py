@@ -10,7 +10,6 @@ import uuid as uuid_lib
 
 from django.db import IntegrityError, transaction
 
-from allocations.models import Allocation
 from placement_site import errors
 from providers import locking
 from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
@@ -202,7 +201,8 @@ def provider_delete(*, uuid):
             provider = ResourceProvider.objects.select_for_update().filter(uuid=canonical).first()
         if provider is None:
             raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
-        if Allocation.objects.filter(resource_provider_id=provider.pk).exists():
+        # Allocation.resource_provider's related name: no import of the allocations app.
+        if provider.allocations.exists():
             raise errors.Conflict(
                 f"Unable to delete resource provider {uuid}: Resource provider has "
                 "allocations.",

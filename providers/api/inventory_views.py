@@ -10,6 +10,7 @@ from placement_site.policy import authorize
 from providers import inventory_selectors as selectors
 from providers import inventory_services as services
 from providers.api import inventory_schemas as schemas
+from providers.selectors import provider_get
 
 RESERVED_EQUALS_TOTAL = (1, 26)
 
@@ -53,7 +54,7 @@ class InventoriesView(PlacementView):
     )
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:list")
-        provider = selectors.provider_get(uuid=uuid)
+        provider = provider_get(uuid=uuid, exact=True)
         rows, changed = selectors.inventory_list(provider=provider)
         return json_response(_list_body(provider, rows), last_modified=changed)
 
@@ -70,7 +71,7 @@ class InventoriesView(PlacementView):
     )
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:update")
-        selectors.provider_get(uuid=uuid)
+        provider_get(uuid=uuid, exact=True)
         data = json_body(request, schemas.INVENTORIES_REPLACE)
         specs = {
             name: services.InventorySpec.from_body(record)
@@ -99,7 +100,7 @@ class InventoriesView(PlacementView):
     )
     def post(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:create")
-        selectors.provider_get(uuid=uuid)
+        provider_get(uuid=uuid, exact=True)
         data = json_body(request, schemas.INVENTORY_CREATE)
         resource_class = data["resource_class"]
         provider, inv = services.inventory_create(
@@ -145,7 +146,7 @@ class InventoryView(PlacementView):
     )
     def get(self, request, uuid, resource_class):
         authorize(request, "placement:resource_providers:inventories:show")
-        provider = selectors.provider_get(uuid=uuid)
+        provider = provider_get(uuid=uuid, exact=True)
         inv = selectors.inventory_get(provider=provider, resource_class=resource_class)
         return json_response(_one_body(provider, inv), last_modified=inv.updated_at)
 
@@ -162,7 +163,7 @@ class InventoryView(PlacementView):
     )
     def put(self, request, uuid, resource_class):
         authorize(request, "placement:resource_providers:inventories:update")
-        selectors.provider_get(uuid=uuid)
+        provider_get(uuid=uuid, exact=True)
         data = json_body(request, schemas.INVENTORY_UPDATE)
         provider, inv = services.inventory_update(
             provider_uuid=uuid,

@@ -104,7 +104,7 @@ def _provider_list_json(rows, mv):
 
 
 def _provider_body(uuid, mv):
-    return render_provider(selectors.provider_get(uuid=uuid), mv)
+    return render_provider(selectors.provider_row(uuid=uuid), mv)
 
 
 def _location(request, uuid):
@@ -219,7 +219,7 @@ class ResourceProviderDetailView(PlacementView):
         mv = self.mv
         # As upstream: media type (415), then the provider (404), then the body (400).
         require_json_content(request)
-        selectors.provider_object(uuid=uuid)
+        selectors.provider_get(uuid=uuid)
         data = json_body(request, schemas.update_schema(mv))
         provider = services.provider_update(
             uuid=uuid,
@@ -258,7 +258,7 @@ class ResourceProviderAggregatesView(PlacementView):
     @versioned("1.1")
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:aggregates:list")
-        provider = selectors.provider_object(uuid=uuid)
+        provider = selectors.provider_get(uuid=uuid)
         return self._render(provider, selectors.provider_aggregate_uuids(provider.pk))
 
     @extend_schema(
@@ -273,7 +273,7 @@ class ResourceProviderAggregatesView(PlacementView):
         authorize(request, "placement:resource_providers:aggregates:update")
         mv = self.mv
         require_json_content(request)
-        selectors.provider_object(uuid=uuid)
+        selectors.provider_get(uuid=uuid)
         data = json_body(request, schemas.aggregates_put_schema(mv))
         if mv >= (1, 19):
             aggregates, generation = data["aggregates"], data["resource_provider_generation"]
@@ -302,7 +302,7 @@ class ResourceProviderTraitsView(PlacementView):
     @versioned("1.6")
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:traits:list")
-        provider = selectors.provider_object(uuid=uuid)
+        provider = selectors.provider_get(uuid=uuid)
         return self._render(provider, selectors.provider_trait_names(provider.pk))
 
     @extend_schema(

@@ -1,6 +1,6 @@
 """manage.py heal_consumers: give incomplete consumers a real project and user."""
-from console.commands import MaintenanceCommand
-from console.maintenance import EXIT_OK, heal_consumers
+from allocations.services import consumers_heal
+from maintenance.base import EXIT_OK, MaintenanceCommand
 
 
 class Command(MaintenanceCommand):
@@ -20,6 +20,6 @@ class Command(MaintenanceCommand):
     def run(self, *, project_id, user_id, dry_run=False, **options):
         if not project_id.strip() or not user_id.strip():
             raise ValueError("--project-id and --user-id must not be empty")
-        n = heal_consumers(project_id=project_id, user_id=user_id, dry_run=dry_run)
+        n = consumers_heal(project_id=project_id, user_id=user_id, dry_run=dry_run)
         self.stdout.write(f"{'would heal' if dry_run else 'healed'} {n} consumer(s)")
         return EXIT_OK

@@ -1,6 +1,6 @@
 """manage.py sync_catalog: add missing standard resource classes and traits."""
-from console.commands import MaintenanceCommand
-from console.maintenance import EXIT_OK, catalog_missing
+from maintenance.base import EXIT_OK, MaintenanceCommand
+from maintenance.checks import catalog_missing
 from resource_classes.services import catalog_sync
 
 

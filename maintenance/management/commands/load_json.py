@@ -2,8 +2,9 @@
 import json
 import sys
 
-from console.commands import MaintenanceCommand
-from console.maintenance import EXIT_OK, DumpError, load_data
+from maintenance.base import EXIT_OK, MaintenanceCommand
+from maintenance.dump import DumpError
+from maintenance.loader import load_data
 
 
 def print_counts(cmd, counts, dry_run):

@@ -1,8 +1,8 @@
 """manage.py export_json: a portable dump of all placement data."""
 import json
 
-from console.commands import MaintenanceCommand
-from console.maintenance import EXIT_OK, export_data
+from maintenance.base import EXIT_OK, MaintenanceCommand
+from maintenance.dump import export_data
 
 
 class Command(MaintenanceCommand):

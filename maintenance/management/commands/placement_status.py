@@ -1,6 +1,6 @@
 """manage.py placement_status: upgrade-style health checks."""
-from console.commands import MaintenanceCommand
-from console.maintenance import EXIT_OK, EXIT_PROBLEMS, status_checks
+from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
+from maintenance.checks import status_checks
 
 
 class Command(MaintenanceCommand):

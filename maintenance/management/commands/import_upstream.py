@@ -1,9 +1,11 @@
 """manage.py import_upstream: copy data from an upstream Placement database."""
 from django.core.management.base import CommandError
 
-from allocations.management.commands.load_json import print_counts
-from console.commands import MaintenanceCommand
-from console.maintenance import EXIT_ERROR, EXIT_OK, DumpError, load_data, read_upstream
+from maintenance.base import EXIT_ERROR, EXIT_OK, MaintenanceCommand
+from maintenance.dump import DumpError
+from maintenance.loader import load_data
+from maintenance.management.commands.load_json import print_counts
+from maintenance.upstream import read_upstream
 
 
 class Command(MaintenanceCommand):

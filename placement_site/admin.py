@@ -1,4 +1,4 @@
-"""Admin building blocks shared by the apps' admin.py files.
+"""Admin building blocks shared by the apps' admin.py files (no models of its own).
 
 Writes to placement data must go through the services (generation bumps,
 capacity and in-use checks), so the admin is read-only except where a

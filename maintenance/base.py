@@ -1,12 +1,15 @@
-"""A base for the maintenance commands: exit codes a script can use.
+"""Exit codes a script can use, and the base of every maintenance command.
 
-0: all good; 1: problems found (or left); 2: the command could not run.
+0: all good; 1: problems found (or left); 2: the command could not run
+(bad option, unreachable database, bad file).
 """
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from console.maintenance import EXIT_ERROR, DumpError
+from maintenance.dump import DumpError
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 
 
 class MaintenanceCommand(BaseCommand):

@@ -1,9 +1,8 @@
 """manage.py audit_allocations: find (and optionally fix) suspicious allocation data."""
-from console.commands import MaintenanceCommand
-from console.maintenance import (
-    EXIT_OK, EXIT_PROBLEMS, delete_empty_consumers, empty_consumers, incomplete_consumers,
-    over_capacity,
-)
+from allocations.selectors import consumers_empty, consumers_incomplete
+from allocations.services import consumers_delete_empty
+from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
+from maintenance.checks import over_capacity
 
 
 class Command(MaintenanceCommand):
@@ -23,7 +22,7 @@ class Command(MaintenanceCommand):
 
     def run(self, *, fix=False, dry_run=False, limit=50, **options):
         remaining = 0
-        empty = list(empty_consumers().values_list("uuid", flat=True))
+        empty = list(consumers_empty().values_list("uuid", flat=True))
         self.stdout.write(f"consumers without allocations: {len(empty)}")
         for u in empty[:limit]:
             self.stdout.write(f"  {u}")
@@ -32,7 +31,7 @@ class Command(MaintenanceCommand):
                 self.stdout.write(f"would delete {len(empty)} empty consumer(s)")
                 remaining += len(empty)
             else:
-                deleted = delete_empty_consumers(empty)
+                deleted = consumers_delete_empty(uuids=empty)
                 self.stdout.write(f"deleted {deleted} empty consumer(s)")
                 remaining += len(empty) - deleted
         else:
@@ -46,7 +45,7 @@ class Command(MaintenanceCommand):
                               f"{why} {p['capacity']}")
         remaining += len(over)
 
-        incomplete = list(incomplete_consumers().values_list("uuid", flat=True))
+        incomplete = list(consumers_incomplete().values_list("uuid", flat=True))
         self.stdout.write(f"incomplete consumers (run heal_consumers): {len(incomplete)}")
         for u in incomplete[:limit]:
             self.stdout.write(f"  {u}")

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MaintenanceConfig(AppConfig):
+    name = "maintenance"
+    verbose_name = "Maintenance commands"
