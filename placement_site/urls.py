@@ -1,20 +1,63 @@
-"""URL map: the Placement API at the root, plus admin, console and API docs."""
+"""URL map: every Placement API route in one table, then admin, console and API docs.
+
+Find an endpoint from its URL here: each row names the view class; the
+view module's docstring names the service or selector behind it (and
+docs/architecture.md has the whole URL -> view -> service table).  The
+paths carry no trailing slash, as upstream's; ``<str:...>`` segments are
+checked by the views (a bad uuid is a 404 with Placement's error body).
+"""
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as static_serve
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
+from allocations.api import candidates_views
+from allocations.api import views as allocations_views
 from placement_site import handlers
 from placement_site.views import RootView
+from providers.api import inventory_views
+from providers.api import views as providers_views
+from reshaper.api import views as reshaper_views
+from resource_classes.api import views as catalog_views
 
 urlpatterns = [
     path("", RootView.as_view(), name="root"),
-    path("", include("resource_classes.api.urls")),
-    path("", include("providers.api.urls")),
-    path("", include("allocations.api.urls")),
-    path("", include("allocations.api.candidates_urls")),
-    path("", include("reshaper.api.urls")),
+    # resource_classes app: the catalogs.
+    path("resource_classes",
+         catalog_views.ResourceClassListView.as_view(), name="resource-class-list"),
+    path("resource_classes/<str:name>",
+         catalog_views.ResourceClassDetailView.as_view(), name="resource-class-detail"),
+    path("traits", catalog_views.TraitListView.as_view(), name="trait-list"),
+    path("traits/<str:name>", catalog_views.TraitDetailView.as_view(), name="trait-detail"),
+    # providers app: providers, their aggregates, traits and inventories.
+    path("resource_providers",
+         providers_views.ResourceProviderListView.as_view(), name="resource-providers"),
+    path("resource_providers/<str:uuid>",
+         providers_views.ResourceProviderDetailView.as_view(), name="resource-provider"),
+    path("resource_providers/<str:uuid>/aggregates",
+         providers_views.ResourceProviderAggregatesView.as_view(),
+         name="resource-provider-aggregates"),
+    path("resource_providers/<str:uuid>/traits",
+         providers_views.ResourceProviderTraitsView.as_view(), name="resource-provider-traits"),
+    path("resource_providers/<str:uuid>/inventories",
+         inventory_views.InventoriesView.as_view(), name="provider-inventories"),
+    path("resource_providers/<str:uuid>/inventories/<str:resource_class>",
+         inventory_views.InventoryView.as_view(), name="provider-inventory"),
+    # allocations app: allocations, usages, allocation candidates.
+    path("allocations", allocations_views.AllocationsView.as_view(), name="allocations"),
+    path("allocations/<str:consumer_uuid>",
+         allocations_views.ConsumerAllocationsView.as_view(), name="consumer-allocations"),
+    path("resource_providers/<str:uuid>/allocations",
+         allocations_views.ProviderAllocationsView.as_view(), name="provider-allocations"),
+    path("resource_providers/<str:uuid>/usages",
+         allocations_views.ProviderUsagesView.as_view(), name="provider-usages"),
+    path("usages", allocations_views.UsagesView.as_view(), name="usages"),
+    path("allocation_candidates",
+         candidates_views.AllocationCandidatesView.as_view(), name="allocation-candidates"),
+    # reshaper app.
+    path("reshaper", reshaper_views.ReshaperView.as_view(), name="reshaper"),
+    # Not Placement API: the admin, the console, the API docs, static files.
     path("admin/", admin.site.urls),
     path("console/", include("console.urls")),
     # DRF's own negotiation here, so that ?format=json (and Accept) pick the
