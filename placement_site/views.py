@@ -2,7 +2,7 @@
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
 from placement_site import microversion
-from placement_site.api import PlacementView, json_response
+from placement_site.api import PlacementView, error_response, json_response
 
 VERSIONS_SCHEMA = {
     "type": "object",
@@ -40,7 +40,7 @@ class RootView(PlacementView):
         request=None,
         responses={
             200: OpenApiResponse(response=VERSIONS_SCHEMA, description="The version document."),
-            406: OpenApiResponse(description="Unsupported microversion requested."),
+            406: error_response("Unsupported microversion requested."),
         },
     )
     def get(self, request):

@@ -5,7 +5,14 @@ or ``providers.inventory_selectors`` (reads).
 """
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from placement_site.api import PlacementView, empty_response, json_body, json_response, versioned
+from placement_site.api import (
+    PlacementView,
+    empty_response,
+    error_response,
+    json_body,
+    json_response,
+    versioned,
+)
 from placement_site.policy import authorize
 from providers import inventory_selectors as selectors
 from providers import inventory_services as services
@@ -49,7 +56,7 @@ class InventoriesView(PlacementView):
         operation_id="inventories_list",
         responses={
             200: OpenApiResponse(response=schemas.INVENTORIES_RESPONSE, description="The inventories"),
-            404: OpenApiResponse(description="No such resource provider"),
+            404: error_response("No such resource provider"),
         },
     )
     def get(self, request, uuid):
@@ -64,9 +71,9 @@ class InventoriesView(PlacementView):
         request={"application/json": schemas.INVENTORIES_REPLACE},
         responses={
             200: OpenApiResponse(response=schemas.INVENTORIES_RESPONSE, description="The new set"),
-            400: OpenApiResponse(description="Invalid body, unknown class or bad capacity"),
-            404: OpenApiResponse(description="No such resource provider"),
-            409: OpenApiResponse(description="Generation conflict, or a removed class is in use"),
+            400: error_response("Invalid body, unknown class or bad capacity"),
+            404: error_response("No such resource provider"),
+            409: error_response("Generation conflict, or a removed class is in use"),
         },
     )
     def put(self, request, uuid):
@@ -93,9 +100,9 @@ class InventoriesView(PlacementView):
         request={"application/json": schemas.INVENTORY_CREATE},
         responses={
             201: OpenApiResponse(response=schemas.INVENTORY_RESPONSE, description="The new inventory"),
-            400: OpenApiResponse(description="Invalid body, unknown class or bad capacity"),
-            404: OpenApiResponse(description="No such resource provider"),
-            409: OpenApiResponse(description="The class already has inventory on this provider"),
+            400: error_response("Invalid body, unknown class or bad capacity"),
+            404: error_response("No such resource provider"),
+            409: error_response("The class already has inventory on this provider"),
         },
     )
     def post(self, request, uuid):
@@ -121,9 +128,9 @@ class InventoriesView(PlacementView):
         operation_id="inventories_delete",
         responses={
             204: OpenApiResponse(description="Deleted"),
-            404: OpenApiResponse(description="No such resource provider"),
-            405: OpenApiResponse(description="Before microversion 1.5"),
-            409: OpenApiResponse(description="Some inventory is in use"),
+            404: error_response("No such resource provider"),
+            405: error_response("Before microversion 1.5"),
+            409: error_response("Some inventory is in use"),
         },
     )
     @versioned("1.5", status=405)
@@ -141,7 +148,7 @@ class InventoryView(PlacementView):
         operation_id="inventory_show",
         responses={
             200: OpenApiResponse(response=schemas.INVENTORY_RESPONSE, description="The inventory"),
-            404: OpenApiResponse(description="No such provider or no inventory of that class"),
+            404: error_response("No such provider or no inventory of that class"),
         },
     )
     def get(self, request, uuid, resource_class):
@@ -156,9 +163,9 @@ class InventoryView(PlacementView):
         request={"application/json": schemas.INVENTORY_UPDATE},
         responses={
             200: OpenApiResponse(response=schemas.INVENTORY_RESPONSE, description="The inventory"),
-            400: OpenApiResponse(description="Invalid body, no such inventory, or bad capacity"),
-            404: OpenApiResponse(description="No such resource provider"),
-            409: OpenApiResponse(description="Generation conflict"),
+            400: error_response("Invalid body, no such inventory, or bad capacity"),
+            404: error_response("No such resource provider"),
+            409: error_response("Generation conflict"),
         },
     )
     def put(self, request, uuid, resource_class):
@@ -179,8 +186,8 @@ class InventoryView(PlacementView):
         operation_id="inventory_delete",
         responses={
             204: OpenApiResponse(description="Deleted"),
-            404: OpenApiResponse(description="No such provider or no inventory of that class"),
-            409: OpenApiResponse(description="The inventory is in use"),
+            404: error_response("No such provider or no inventory of that class"),
+            409: error_response("The inventory is in use"),
         },
     )
     def delete(self, request, uuid, resource_class):

@@ -12,6 +12,7 @@ from placement_site import errors
 from placement_site.api import (
     PlacementView,
     empty_response,
+    error_response,
     json_body,
     json_response,
     require_json_content,
@@ -129,10 +130,10 @@ def _list_filterset(request, mv):
 
 
 _ERRORS = {
-    400: OpenApiResponse(description="Bad request: invalid body or query string."),
-    403: OpenApiResponse(description="Forbidden by policy."),
-    404: OpenApiResponse(description="No such resource provider (or not at this microversion)."),
-    409: OpenApiResponse(description="Conflict: duplicate, in use, or generation mismatch."),
+    400: error_response("Bad request: invalid body or query string."),
+    403: error_response("Forbidden by policy."),
+    404: error_response("No such resource provider (or not at this microversion)."),
+    409: error_response("Conflict: duplicate, in use, or generation mismatch."),
 }
 
 
