@@ -40,8 +40,6 @@ def trait_list(
     ``names``: only these; ``prefix``: names starting with it;
     ``associated``: True for traits some provider has, False for the others.
     """
-    from providers.models import ProviderTrait
-
     queryset = Trait.objects.all()
     if names is not None:
         queryset = queryset.filter(name__in=[name for name in names if storable(name)])
@@ -51,7 +49,10 @@ def trait_list(
         else:
             queryset = queryset.filter(name__startswith=prefix)
     if associated is not None:
-        used = Exists(ProviderTrait.objects.filter(trait=OuterRef("pk")))
+        # The provider-trait link table, reached from this side (no import of
+        # the providers app, which sits above this one).
+        links = Trait.resource_providers.through
+        used = Exists(links.objects.filter(trait=OuterRef("pk")))
         queryset = queryset.filter(used) if associated else queryset.exclude(used)
     rows = list(queryset.order_by("name").values_list("name", "updated_at"))
     newest = max((changed for _, changed in rows), default=None)

@@ -122,19 +122,15 @@ def resource_class_rename(*, name: str, new_name: str) -> ResourceClass:
 
 def resource_class_delete(*, name: str) -> None:
     """Delete the custom class ``name``; 409 while inventory or allocations use it."""
-    from allocations.models import Allocation
-    from providers.models import Inventory
-
     in_use = errors.Conflict(
         f"Error in delete resource class: Class is in use in inventory ({name})."
     )
     try:
         with transaction.atomic():
             rc = _lock_custom_class(name, "delete")
-            if (
-                Inventory.objects.filter(resource_class=rc).exists()
-                or Allocation.objects.filter(resource_class=rc).exists()
-            ):
+            # Reverse relations of Inventory and Allocation: the apps above
+            # this one are reached through the rows, not imported.
+            if rc.inventories.exists() or rc.allocations.exists():
                 raise in_use
             rc.delete()
     except (IntegrityError, ProtectedError):
@@ -161,8 +157,6 @@ def trait_ensure(*, name: str) -> tuple[Trait, bool]:
 
 def trait_delete(*, name: str) -> None:
     """Delete the custom trait ``name``; 409 while a provider has it."""
-    from providers.models import ProviderTrait
-
     in_use = errors.Conflict(f"The trait {name} is in use by a resource provider.")
     try:
         with transaction.atomic():
@@ -175,7 +169,7 @@ def trait_delete(*, name: str) -> None:
                 raise errors.NotFound(f"No such trait(s): {name}.")
             if not trait.is_custom:
                 raise errors.BadRequest(f"Cannot delete standard trait {name}.")
-            if ProviderTrait.objects.filter(trait=trait).exists():
+            if trait.providertrait_set.exists():  # ProviderTrait's reverse relation
                 raise in_use
             trait.delete()
     except (IntegrityError, ProtectedError):
