@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from placement_site import errors
 from providers import locking
 from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
-from providers.selectors import normalize_uuid
+from providers.selectors import normalize_uuid, provider_get
 from resource_classes.models import Trait
 
 # Marker: "the request did not mention parent_provider_uuid".
@@ -129,12 +129,7 @@ def provider_update(*, uuid, name, parent_provider_uuid=UNSET, allow_reparenting
         )
 
     with transaction.atomic():
-        canonical = normalize_uuid(uuid)
-        current = None
-        if canonical is not None:
-            current = ResourceProvider.objects.filter(uuid=canonical).first()
-        if current is None:
-            raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+        current = provider_get(uuid=uuid)
         parent = None
         if parent_provider_uuid not in (UNSET, None):
             parent = ResourceProvider.objects.filter(
@@ -195,12 +190,12 @@ def provider_update(*, uuid, name, parent_provider_uuid=UNSET, allow_reparenting
 def provider_delete(*, uuid):
     """Delete a provider with its inventories and links; 409 if in use or a parent."""
     with transaction.atomic():
-        canonical = normalize_uuid(uuid)
-        provider = None
-        if canonical is not None:
-            provider = ResourceProvider.objects.select_for_update().filter(uuid=canonical).first()
-        if provider is None:
-            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+        try:
+            provider = provider_get(uuid=uuid, lock=True)
+        except errors.NotFound:
+            raise errors.NotFound(
+                f"No resource provider with uuid {uuid} found for delete"
+            ) from None
         # Allocation.resource_provider's related name: no import of the allocations app.
         if provider.allocations.exists():
             raise errors.Conflict(
