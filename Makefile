@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: venv run test test-sqlite test-postgres bench conformance test-browser
+.PHONY: venv run test test-sqlite test-databases test-postgres bench conformance test-browser
 
 $(STAMP): requirements.txt requirements-test.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -25,20 +25,25 @@ run: venv
 	PLACEMENT_AUTH_STRATEGY=noauth2 $(VENV)/bin/gunicorn placement_site.wsgi:application \
 		-b $(HOST):$(PORT) -w 2 --access-logfile -
 
-# The whole suite on SQLite, then on PostgreSQL when
-# PLACEMENT_TEST_DATABASE_URL is set (CI sets it).
-test: venv test-sqlite test-postgres
+# The whole suite on SQLite, then once per URL in PLACEMENT_TEST_DATABASE_URL
+# (a space-separated list: postgres://... and/or mysql://...; CI sets it), e.g.
+#   PLACEMENT_TEST_DATABASE_URL="postgres://root@127.0.0.1:5432/placement \
+#     mysql://root@127.0.0.1:3306/placement_test" make test
+test: venv test-sqlite test-databases
 
 test-sqlite: venv
 	env -u DATABASE_URL $(VENV)/bin/python -m pytest
 
-test-postgres: venv
-	@if [ -n "$$PLACEMENT_TEST_DATABASE_URL" ]; then \
-		echo "== again on PostgreSQL: $$PLACEMENT_TEST_DATABASE_URL"; \
-		DATABASE_URL="$$PLACEMENT_TEST_DATABASE_URL" $(VENV)/bin/python -m pytest; \
-	else \
-		echo "== PLACEMENT_TEST_DATABASE_URL not set: PostgreSQL run skipped"; \
+test-databases: venv
+	@if [ -z "$$PLACEMENT_TEST_DATABASE_URL" ]; then \
+		echo "== PLACEMENT_TEST_DATABASE_URL not set: PostgreSQL/MariaDB runs skipped"; \
 	fi
+	@set -e; for url in $$PLACEMENT_TEST_DATABASE_URL; do \
+		echo "== again on $$url"; \
+		DATABASE_URL="$$url" $(VENV)/bin/python -m pytest; \
+	done
+
+test-postgres: test-databases
 
 conformance: venv
 	../shared/conformance/run --known-failures conformance-known-failures.txt
