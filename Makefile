@@ -100,3 +100,13 @@ test-upstream-import: venv
 .PHONY: bench-upstream
 bench-upstream: venv
 	$(VENV)/bin/python benchmarks/compare_upstream.py --upstream-venv $(UPSTREAM_VENV) $(BENCH_ARGS)
+
+# Galera multi-master: a 3-node MariaDB Galera cluster on loopback
+# (tests/galera/cluster.sh, as root; nodes run as the mysql user), one
+# gunicorn per node, racing claims/creators/moves across the three, then a
+# node SIGKILLed mid-run and brought back. Prints the figures at the end.
+.PHONY: test-galera
+test-galera: venv
+	tests/galera/cluster.sh start
+	env -u DATABASE_URL PLACEMENT_GALERA_TEST=1 $(VENV)/bin/python -m pytest -q -s \
+		tests/galera; rc=$$?; tests/galera/cluster.sh stop; exit $$rc

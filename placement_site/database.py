@@ -50,10 +50,11 @@ def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None
         _use_pymysql()
         if not db.get("NAME"):
             raise ValueError(f"cannot use database URL {url!r}: it names no database")
+        # One statement: the driver sends init_command without multi-statements.
         init = ["SET SESSION sql_mode = 'STRICT_TRANS_TABLES,NO_ZERO_DATE,"
                 "NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO'"]
         if sync_wait is not None:
-            init.append(f"SET SESSION wsrep_sync_wait = {int(sync_wait)}")
+            init.append(f"SESSION wsrep_sync_wait = {int(sync_wait)}")
         db.setdefault("OPTIONS", {})
         db["OPTIONS"].update({
             "charset": MYSQL_CHARSET,
@@ -61,7 +62,7 @@ def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None
             # it holds whatever the server's default is): a retried attempt
             # must see what the winner of a race committed.
             "isolation_level": "read committed",
-            "init_command": "; ".join(init),
+            "init_command": ", ".join(init),
         })
         db["TEST"] = {"CHARSET": MYSQL_CHARSET, "COLLATION": MYSQL_COLLATION}
     return db

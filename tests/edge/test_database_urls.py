@@ -22,7 +22,7 @@ def test_mysql_urls(url):
 
 def test_galera_read_your_writes_is_a_session_setting():
     db = database_settings("mysql://u@h/placement", sync_wait=1)
-    assert "SET SESSION wsrep_sync_wait = 1" in db["OPTIONS"]["init_command"]
+    assert ", SESSION wsrep_sync_wait = 1" in db["OPTIONS"]["init_command"]
 
 
 def test_mysql_url_without_database_is_refused():
@@ -39,7 +39,7 @@ def test_postgres_sqlalchemy_spelling():
 def test_sync_wait_from_the_environment(monkeypatch):
     monkeypatch.setenv("PLACEMENT_DB_SYNC_WAIT", "3")
     db = database_settings("mysql://u@h/placement")
-    assert "SET SESSION wsrep_sync_wait = 3" in db["OPTIONS"]["init_command"]
+    assert ", SESSION wsrep_sync_wait = 3" in db["OPTIONS"]["init_command"]
 
 
 def test_bad_sync_wait_stops_start_up(monkeypatch):
