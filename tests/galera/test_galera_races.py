@@ -178,7 +178,9 @@ def test_node_killed_mid_run(servers):
     try:
         subprocess.run([str(CLUSTER), "kill", "3"], check=True)
         phase["now"] = "during"
-        time.sleep(5)
+        # Galera holds writes until it evicts the silent node (evs.suspect_timeout,
+        # 5 s by default): run past that so the survivors' recovery shows.
+        time.sleep(10)
     finally:
         stop.set()
         for t in threads:
