@@ -79,6 +79,13 @@ bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
 	$(VENV)/bin/python benchmarks/console_pages.py
 
+# The same perfload scenarios on MariaDB/MySQL (BENCH_MYSQL_URL, a server
+# URL without a database; the bench creates and drops its own).
+BENCH_MYSQL_URL ?= mysql://root@127.0.0.1:3306
+.PHONY: bench-mariadb
+bench-mariadb: venv
+	$(VENV)/bin/python benchmarks/bench.py --pg $(BENCH_MYSQL_URL)
+
 # import_upstream against a database created by upstream's own schema:
 # openstack-placement's `placement-manage db sync`, from a throwaway
 # virtualenv cached under ~/.cache/placement-upstream (about 40 s cold).
