@@ -95,6 +95,12 @@ test-upstream-import: venv
 	test -x $(UPSTREAM_VENV)/bin/placement-manage || \
 		( rm -rf $(UPSTREAM_VENV) && $(PYTHON) -m venv $(UPSTREAM_VENV) && \
 		  $(UPSTREAM_VENV)/bin/pip install --disable-pip-version-check -q openstack-placement==16.0.0 )
+	$(UPSTREAM_VENV)/bin/python -c 'import pymysql' 2>/dev/null || \
+		$(UPSTREAM_VENV)/bin/pip install --disable-pip-version-check -q PyMySQL==1.2.4
+	@if [ -z "$$PLACEMENT_UPSTREAM_MYSQL_URL" ] && $(VENV)/bin/python -c \
+		'import pymysql; pymysql.connect(host="127.0.0.1", port=3306, user="root").close()' 2>/dev/null; then \
+		echo "== MariaDB answers on 127.0.0.1:3306: the MySQL import runs too"; \
+		export PLACEMENT_UPSTREAM_MYSQL_URL=mysql://root@127.0.0.1:3306; fi; \
 	env -u DATABASE_URL PLACEMENT_UPSTREAM_VENV=$(UPSTREAM_VENV) \
 		$(VENV)/bin/python -m pytest -q tests/commands/test_import_real_upstream_schema.py
 
