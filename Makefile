@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: venv run test test-sqlite test-postgres bench conformance test-browser
+.PHONY: venv run test test-sqlite test-databases test-postgres bench conformance test-browser
 
 $(STAMP): requirements.txt requirements-test.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -25,20 +25,25 @@ run: venv
 	PLACEMENT_AUTH_STRATEGY=noauth2 $(VENV)/bin/gunicorn placement_site.wsgi:application \
 		-b $(HOST):$(PORT) -w 2 --access-logfile -
 
-# The whole suite on SQLite, then on PostgreSQL when
-# PLACEMENT_TEST_DATABASE_URL is set (CI sets it).
-test: venv test-sqlite test-postgres
+# The whole suite on SQLite, then once per URL in PLACEMENT_TEST_DATABASE_URL
+# (a space-separated list: postgres://... and/or mysql://...; CI sets it), e.g.
+#   PLACEMENT_TEST_DATABASE_URL="postgres://root@127.0.0.1:5432/placement \
+#     mysql://root@127.0.0.1:3306/placement_test" make test
+test: venv test-sqlite test-databases
 
 test-sqlite: venv
 	env -u DATABASE_URL $(VENV)/bin/python -m pytest
 
-test-postgres: venv
-	@if [ -n "$$PLACEMENT_TEST_DATABASE_URL" ]; then \
-		echo "== again on PostgreSQL: $$PLACEMENT_TEST_DATABASE_URL"; \
-		DATABASE_URL="$$PLACEMENT_TEST_DATABASE_URL" $(VENV)/bin/python -m pytest; \
-	else \
-		echo "== PLACEMENT_TEST_DATABASE_URL not set: PostgreSQL run skipped"; \
+test-databases: venv
+	@if [ -z "$$PLACEMENT_TEST_DATABASE_URL" ]; then \
+		echo "== PLACEMENT_TEST_DATABASE_URL not set: PostgreSQL/MariaDB runs skipped"; \
 	fi
+	@set -e; for url in $$PLACEMENT_TEST_DATABASE_URL; do \
+		echo "== again on $$url"; \
+		DATABASE_URL="$$url" $(VENV)/bin/python -m pytest; \
+	done
+
+test-postgres: test-databases
 
 conformance: venv
 	../shared/conformance/run --known-failures conformance-known-failures.txt
@@ -74,6 +79,13 @@ bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
 	$(VENV)/bin/python benchmarks/console_pages.py
 
+# The same perfload scenarios on MariaDB/MySQL (BENCH_MYSQL_URL, a server
+# URL without a database; the bench creates and drops its own).
+BENCH_MYSQL_URL ?= mysql://root@127.0.0.1:3306
+.PHONY: bench-mariadb
+bench-mariadb: venv
+	$(VENV)/bin/python benchmarks/bench.py --pg $(BENCH_MYSQL_URL)
+
 # import_upstream against a database created by upstream's own schema:
 # openstack-placement's `placement-manage db sync`, from a throwaway
 # virtualenv cached under ~/.cache/placement-upstream (about 40 s cold).
@@ -83,6 +95,12 @@ test-upstream-import: venv
 	test -x $(UPSTREAM_VENV)/bin/placement-manage || \
 		( rm -rf $(UPSTREAM_VENV) && $(PYTHON) -m venv $(UPSTREAM_VENV) && \
 		  $(UPSTREAM_VENV)/bin/pip install --disable-pip-version-check -q openstack-placement==16.0.0 )
+	$(UPSTREAM_VENV)/bin/python -c 'import pymysql' 2>/dev/null || \
+		$(UPSTREAM_VENV)/bin/pip install --disable-pip-version-check -q PyMySQL==1.2.4
+	@if [ -z "$$PLACEMENT_UPSTREAM_MYSQL_URL" ] && $(VENV)/bin/python -c \
+		'import pymysql; pymysql.connect(host="127.0.0.1", port=3306, user="root").close()' 2>/dev/null; then \
+		echo "== MariaDB answers on 127.0.0.1:3306: the MySQL import runs too"; \
+		export PLACEMENT_UPSTREAM_MYSQL_URL=mysql://root@127.0.0.1:3306; fi; \
 	env -u DATABASE_URL PLACEMENT_UPSTREAM_VENV=$(UPSTREAM_VENV) \
 		$(VENV)/bin/python -m pytest -q tests/commands/test_import_real_upstream_schema.py
 
@@ -95,3 +113,13 @@ test-upstream-import: venv
 .PHONY: bench-upstream
 bench-upstream: venv
 	$(VENV)/bin/python benchmarks/compare_upstream.py --upstream-venv $(UPSTREAM_VENV) $(BENCH_ARGS)
+
+# Galera multi-master: a 3-node MariaDB Galera cluster on loopback
+# (tests/galera/cluster.sh, as root; nodes run as the mysql user), one
+# gunicorn per node, racing claims/creators/moves across the three, then a
+# node SIGKILLed mid-run and brought back. Prints the figures at the end.
+.PHONY: test-galera
+test-galera: venv
+	tests/galera/cluster.sh start
+	env -u DATABASE_URL PLACEMENT_GALERA_TEST=1 $(VENV)/bin/python -m pytest -q -s \
+		tests/galera; rc=$$?; tests/galera/cluster.sh stop; exit $$rc

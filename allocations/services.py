@@ -122,16 +122,28 @@ def _retry_count() -> int:
     return max(0, int(getattr(settings, "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", 10)))
 
 
+# 1213 deadlock / certification conflict, 1205 lock wait timeout,
+# 1047 WSREP has not yet prepared node for application use.
+_MYSQL_TRANSIENT = frozenset({1213, 1205, 1047})
+
+
 def _is_transient(exc: Exception) -> bool:
     """A database error that a fresh attempt may not meet again.
 
     PostgreSQL: deadlock detected, serialization failure, lock not
-    available; SQLite: the database stayed locked past the busy timeout.
+    available; SQLite: the database stayed locked past the busy timeout;
+    MariaDB/MySQL: deadlock (on Galera also a write set that lost
+    certification at COMMIT to a conflicting one from another node), lock
+    wait timeout, and a Galera node that is not (yet) part of the primary
+    component.
     """
     cause = exc.__cause__
     sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
     if sqlstate in ("40P01", "40001", "55P03"):
         return True
+    if connection.vendor == "mysql":
+        code = cause.args[0] if cause is not None and cause.args else None
+        return code in _MYSQL_TRANSIENT
     return connection.vendor == "sqlite" and "database is locked" in str(exc)
 
 

@@ -18,7 +18,7 @@ databases are dropped and the server stopped at the end.
 
 Usage: .venv/bin/python benchmarks/bench.py [--providers 1000] [--trees 1000]
        [--requests 30] [--concurrency 10] [--concurrent-requests 100]
-       [--pg postgres://root@127.0.0.1:5432] [--port 18390] [--workers 2]
+       [--pg postgres://root@127.0.0.1:5432 | mysql://root@127.0.0.1:3306] [--port 18390] [--workers 2]
 """
 import argparse
 import json
@@ -167,6 +167,22 @@ def load_nested(count):
 
 
 def _psql(pg, sql):
+    """Run one administrative statement on the server (PostgreSQL or MariaDB/MySQL)."""
+    if pg.startswith("mysql"):
+        from urllib.parse import urlsplit
+
+        import pymysql
+
+        parts = urlsplit(pg)
+        conn = pymysql.connect(host=parts.hostname or "127.0.0.1", port=parts.port or 3306,
+                               user=parts.username or "root", password=parts.password or "",
+                               autocommit=True)
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute(sql.replace(" WITH (FORCE)", ""))
+        finally:
+            conn.close()
+        return
     subprocess.run(["psql", f"{pg}/postgres", "-qAtc", sql], check=True, timeout=60,
                    stdout=subprocess.DEVNULL)
 
@@ -214,7 +230,8 @@ def run_scenario(name, args, load_args, query_template):
     url = f"{args.pg}/{db}"
     env = _env(url)
     _psql(args.pg, f"DROP DATABASE IF EXISTS {db}")
-    _psql(args.pg, f"CREATE DATABASE {db}")
+    _psql(args.pg, f"CREATE DATABASE {db}" + (
+        " CHARACTER SET utf8mb4" if args.pg.startswith("mysql") else ""))
     proc = None
     try:
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,

@@ -97,7 +97,7 @@ def consumer_list(request):
     qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
         n_allocations=Count("allocations")).order_by("uuid")
     if q:
-        qs = qs.filter(Q(uuid__icontains=q) | Q(project__external_id=q) | Q(user__external_id=q))
+        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q) | Q(user__external_id=q))
     return render(request, "console/consumer_list.html", {
         "page": _page(request, qs), "q": q, "query": _query_without_page(request)})
 

@@ -14,33 +14,14 @@ from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpEr
 
 
 def _connect(url: str):
-    """A DB-API connection and its paramstyle marker for ``url``."""
-    import dj_database_url
+    """A DB-API connection for ``url`` (SQLAlchemy spellings such as
+    upstream's ``mysql+pymysql://`` included)."""
+    from placement_site.database import dbapi_connect
 
-    cfg = dj_database_url.parse(url)
-    engine = cfg["ENGINE"]
-    if engine.endswith("sqlite3"):
-        import sqlite3
-
-        path = cfg["NAME"]
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    if "postgresql" in engine:
-        import psycopg
-
-        return psycopg.connect(
-            host=cfg.get("HOST") or None, port=cfg.get("PORT") or None,
-            user=cfg.get("USER") or None, password=cfg.get("PASSWORD") or None,
-            dbname=cfg["NAME"])
-    if "mysql" in engine:
-        try:
-            import pymysql
-        except ImportError as exc:  # pragma: no cover - depends on the machine
-            raise DumpError("reading a MySQL database needs the PyMySQL package "
-                            "(pip install PyMySQL)") from exc
-        return pymysql.connect(host=cfg.get("HOST") or "localhost", port=int(cfg.get("PORT") or 3306),
-                               user=cfg.get("USER"), password=cfg.get("PASSWORD") or "",
-                               database=cfg["NAME"])
-    raise DumpError(f"unsupported database URL scheme: {url.split(':', 1)[0]}")
+    try:
+        return dbapi_connect(url)
+    except ValueError as exc:
+        raise DumpError(str(exc)) from None
 
 
 def _rows(cursor, sql):

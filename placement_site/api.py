@@ -64,6 +64,10 @@ def exception_handler(exc, context):
         return errors.render_error(
             django_request, errors.PlacementError(str(exc.detail), status=exc.status_code)
         )
+    mapped = errors.for_database_error(exc)
+    if mapped is not None:
+        LOG.warning("%s %s: %s (%s)", request.method, request.path, mapped.status, exc)
+        return errors.render_error(django_request, mapped)
     LOG.exception("Unexpected error handling %s %s", request.method, request.path)
     return errors.render_error(
         django_request, errors.PlacementError("An unexpected error occurred.")

@@ -19,6 +19,7 @@ TITLES = {
     409: "Conflict",
     415: "Unsupported Media Type",
     500: "Internal Server Error",
+    503: "Service Unavailable",
 }
 
 # A short general sentence per status; the specific reason follows it.
@@ -35,6 +36,7 @@ EXPLANATIONS = {
     415: "The request media type is not supported by this server.",
     500: "The server has either erred or is incapable of performing the "
     "requested operation.",
+    503: "The server is currently unavailable. Please try your request again later.",
 }
 
 # Error codes (exposed from microversion 1.23).
@@ -48,6 +50,11 @@ PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
 QUERY_DUPLICATE_KEY = "placement.query.duplicate_key"
 QUERY_BAD_VALUE = "placement.query.bad_value"
 QUERY_MISSING_VALUE = "placement.query.missing_value"
+DATABASE_UNAVAILABLE = "placement.database_unavailable"
+
+# Seconds a client is asked to wait after a 503 (a Galera node rejoining, a
+# database restarting).
+RETRY_AFTER_SECONDS = 5
 
 
 class PlacementError(Exception):
@@ -95,6 +102,49 @@ class Conflict(PlacementError):
 
 class UnsupportedMediaType(PlacementError):
     status = 415
+
+
+class ServiceUnavailable(PlacementError):
+    status = 503
+
+
+# MariaDB/MySQL client and server error numbers that mean "no usable
+# database right now": cannot connect (2002, 2003), connection lost or gone
+# (2006, 2013), the server shutting down (1053), a Galera node outside the
+# primary component (1047 WSREP has not yet prepared node for application use).
+_MYSQL_UNAVAILABLE = frozenset({2002, 2003, 2006, 2013, 1053, 1047})
+# MariaDB/MySQL: deadlock or Galera certification conflict, lock wait timeout.
+_MYSQL_LOST_RACE = frozenset({1213, 1205})
+
+
+def for_database_error(exc):
+    """The PlacementError a database error that escaped a view stands for,
+    or None when it is a bug (a 500).
+
+    No usable database -> 503 with Retry-After; a lost lock or certification
+    race that no retry loop absorbed -> 409, like any other concurrent update.
+    """
+    from django.db import Error, InterfaceError
+
+    if not isinstance(exc, Error):
+        return None
+    cause = exc.__cause__
+    code = cause.args[0] if cause is not None and cause.args and isinstance(
+        cause.args[0], int) else None
+    sqlstate = getattr(cause, "sqlstate", None) or ""
+    unavailable = isinstance(exc, InterfaceError) or code in _MYSQL_UNAVAILABLE or (
+        # PostgreSQL: connection exceptions (08...), the server shutting down (57P...).
+        type(cause).__module__.startswith("psycopg") and (
+            sqlstate.startswith(("08", "57P")) or (not sqlstate and "connect" in str(cause))))
+    if unavailable:
+        return ServiceUnavailable(
+            "The database is unavailable. Please try again later.",
+            code=DATABASE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    if code in _MYSQL_LOST_RACE or sqlstate in ("40P01", "40001", "55P03"):
+        return Conflict(
+            "Another request changed the same data at the same time. Please try again.",
+            code=CONCURRENT_UPDATE)
+    return None
 
 
 def wants_html(request):

@@ -1,4 +1,6 @@
 """Django's 404/500 handlers: Placement's error format on API paths."""
+import sys
+
 from django.views import defaults
 
 from placement_site import errors
@@ -13,5 +15,9 @@ def not_found(request, exception=None):
 
 def server_error(request):
     if is_api_path(request.path_info):
-        return errors.render_error(request, errors.PlacementError("An unexpected error occurred."))
+        # Called while Django handles the exception: a database outside
+        # the views (middleware, the session) still answers 503, not 500.
+        mapped = errors.for_database_error(sys.exc_info()[1])
+        return errors.render_error(
+            request, mapped or errors.PlacementError("An unexpected error occurred."))
     return defaults.server_error(request)

@@ -21,7 +21,7 @@ from django.db.models import (
     Sum,
     Value,
 )
-from django.db.models.functions import Coalesce, Mod
+from django.db.models.functions import Coalesce, Lower, Mod
 
 from allocations.models import Allocation
 from placement_site import errors
@@ -379,7 +379,10 @@ def filter_search(qs, text):
     text = text.strip()
     if not text:
         return qs
-    return qs.filter(Q(name__icontains=text) | Q(uuid__icontains=text))
+    # Lower() on both sides rather than icontains: MariaDB/MySQL columns
+    # compare byte for byte (utf8mb4_bin), where icontains would not ignore case.
+    text = text.lower()
+    return qs.alias(_name=Lower("name")).filter(Q(_name__contains=text) | Q(uuid__contains=text))
 
 
 def providers_filter(qs, filters: ProviderFilters):

@@ -8,7 +8,7 @@ moved subtree so that no concurrent move can interleave.
 """
 import uuid as uuid_lib
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from placement_site import errors
 from providers import locking
@@ -212,6 +212,10 @@ def provider_delete(*, uuid):
         ProviderAggregate.objects.filter(resource_provider_id=provider.pk).delete()
         ProviderTrait.objects.filter(resource_provider_id=provider.pk).delete()
         provider.inventories.all().delete()
+        if provider.root_id == provider.pk and not connection.features.can_defer_constraint_checks:
+            # MariaDB/MySQL check foreign keys row by row, at once: a root's
+            # reference to itself would refuse its own delete.
+            ResourceProvider.objects.filter(pk=provider.pk).update(root=None)
         provider.delete()
 
 

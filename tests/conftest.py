@@ -84,12 +84,18 @@ def api_factory(db):
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        return
-    skip = pytest.mark.skip(reason="needs PostgreSQL (set PLACEMENT_TEST_DATABASE_URL)")
+    url = os.environ.get("DATABASE_URL", "")
+    postgres = url.startswith("postgres")
+    row_locks = postgres or url.startswith("mysql")
+    skip_pg = pytest.mark.skip(reason="needs PostgreSQL (set PLACEMENT_TEST_DATABASE_URL)")
+    skip_locks = pytest.mark.skip(
+        reason="needs a database with row locks: PostgreSQL or MariaDB/MySQL "
+        "(set PLACEMENT_TEST_DATABASE_URL)")
     for item in items:
-        if "postgres_only" in item.keywords:
-            item.add_marker(skip)
+        if "postgres_only" in item.keywords and not postgres:
+            item.add_marker(skip_pg)
+        elif "needs_row_locks" in item.keywords and not row_locks:
+            item.add_marker(skip_locks)
 
 
 def is_postgres():

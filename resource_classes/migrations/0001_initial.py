@@ -3,6 +3,15 @@
 from django.db import migrations, models
 
 
+def _binary_collation(apps, schema_editor):
+    """MariaDB/MySQL: every table this service creates compares text byte
+    for byte (utf8mb4_bin), as PostgreSQL and SQLite do; this migration
+    runs before any other of the service's, so the database default is
+    set first."""
+    if schema_editor.connection.vendor == "mysql":
+        schema_editor.execute("ALTER DATABASE CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+
+
 class Migration(migrations.Migration):
 
     initial = True
@@ -11,6 +20,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(_binary_collation, migrations.RunPython.noop, atomic=False),
         migrations.CreateModel(
             name='ResourceClass',
             fields=[

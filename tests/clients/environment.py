@@ -7,6 +7,7 @@ virtualenv (the interpreter running pytest) against a fresh SQLite file,
 ``PLACEMENT_AUTH_STRATEGY=noauth2``, on a free loopback port.
 """
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,10 @@ class PlacementServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = clean_env(
-            DATABASE_URL=f"sqlite:///{self.workdir / 'placement.sqlite3'}",
+            # PLACEMENT_CLIENTS_DATABASE_URL: an empty database elsewhere
+            # (e.g. MariaDB) to run the same clients against.
+            DATABASE_URL=os.environ.get("PLACEMENT_CLIENTS_DATABASE_URL")
+            or f"sqlite:///{self.workdir / 'placement.sqlite3'}",
             PLACEMENT_AUTH_STRATEGY="noauth2",
         )
         self.process = None

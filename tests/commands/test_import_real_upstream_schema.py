@@ -52,3 +52,35 @@ def test_import_from_db_synced_by_upstream(placement_manage, tmp_path):
     _check_imported()
     code, out = run("import_upstream", "--database-url", f"sqlite:///{db}")
     assert "loaded resource_providers: 3 (0 created, 0 updated)" in out
+
+
+def test_import_from_mariadb_synced_by_upstream(placement_manage, tmp_path):
+    """Upstream's schema on MariaDB/MySQL, named as upstream's placement.conf
+    names it (``mysql+pymysql://``). Needs PLACEMENT_UPSTREAM_MYSQL_URL, a
+    server URL such as mysql://root@127.0.0.1:3306 (make test-upstream-import
+    sets it when a MariaDB answers there)."""
+    server = os.environ.get("PLACEMENT_UPSTREAM_MYSQL_URL")
+    if not server:
+        pytest.skip("set PLACEMENT_UPSTREAM_MYSQL_URL=mysql://root@127.0.0.1:3306")
+    from placement_site.database import dbapi_connect
+
+    name = f"upstream_import_{os.getpid()}"
+    admin = dbapi_connect(f"{server}/mysql")
+    admin.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+    admin.cursor().execute(f"CREATE DATABASE {name}")  # the server's default charset, as upstream
+    try:
+        url = server.replace("mysql://", "mysql+pymysql://", 1) + f"/{name}"
+        conf = tmp_path / "placement.conf"
+        conf.write_text(f"[placement_database]\nconnection = {url}\n")
+        proc = subprocess.run([str(placement_manage), "--config-file", str(conf), "db", "sync"],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        conn = dbapi_connect(url)
+        up.fill(conn, mark="%s")
+        conn.close()
+        code, out = run("import_upstream", "--database-url", url)
+        assert code == 0, out
+        _check_imported()
+    finally:
+        admin.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.close()

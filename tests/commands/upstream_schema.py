@@ -56,7 +56,16 @@ def build(path, create=True):
     conn = sqlite3.connect(path)
     if create:
         conn.executescript(DDL)
-    ex = conn.execute
+    fill(conn)
+    conn.close()
+
+
+def fill(conn, mark="?"):
+    """Insert the sample rows through any DB-API connection (``mark``: its placeholder)."""
+    cursor = conn.cursor()
+
+    def ex(sql, params=()):
+        cursor.execute(sql.replace("?", mark), params)
     ex("INSERT INTO resource_classes (id, name) VALUES (10000, 'CUSTOM_GOLD')")
     ex("INSERT INTO traits (id, name) VALUES (1, 'HW_CPU_X86_AVX'), (2, 'CUSTOM_FAST')")
     ex("INSERT INTO placement_aggregates (id, uuid) VALUES (7, ?)", (AGG,))
@@ -81,4 +90,3 @@ def build(path, create=True):
        "VALUES (2, ?, ?, 2), (3, ?, ?, 100), (1, ?, 10000, 1)",
        (CONSUMER, STD["VCPU"], CONSUMER, STD["DISK_GB"], ORPHAN))
     conn.commit()
-    conn.close()

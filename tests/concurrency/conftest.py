@@ -27,8 +27,8 @@ def _database_url():
     password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
     auth = f"{user}{password}@" if user else ""
     host = s.get("HOST") or "127.0.0.1"
-    port = s.get("PORT") or 5432
-    return f"postgres://{auth}{host}:{port}/{s['NAME']}"
+    scheme, port = ("mysql", 3306) if connection.vendor == "mysql" else ("postgres", 5432)
+    return f"{scheme}://{auth}{host}:{s.get('PORT') or port}/{s['NAME']}"
 
 
 @pytest.fixture
@@ -94,10 +94,11 @@ class UsageMonitor:
         try:
             with connections["default"].cursor() as cursor:
                 while not self._stop.is_set():
+                    marks = ", ".join(["%s"] * len(self.provider_ids))
                     cursor.execute(
                         "SELECT resource_provider_id, SUM(used) FROM allocations "
-                        "WHERE resource_provider_id = ANY(%s) GROUP BY resource_provider_id",
-                        [self.provider_ids],
+                        f"WHERE resource_provider_id IN ({marks}) GROUP BY resource_provider_id",
+                        self.provider_ids,
                     )
                     for pk, total in cursor.fetchall():
                         self.maxima[pk] = max(self.maxima[pk], int(total))

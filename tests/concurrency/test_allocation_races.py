@@ -19,7 +19,7 @@ from tests.concurrency.claim_worker import run_jobs
 from tests.concurrency.conftest import UsageMonitor, run_client_process
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
 
-pytestmark = [pytest.mark.postgres_only]
+pytestmark = [pytest.mark.needs_row_locks]
 
 PROJECT = "race-project"
 USER = "race-user"

@@ -6,7 +6,7 @@ from tests.conftest import PlacementClient
 from tests.factories import InventoryFactory, ResourceProviderFactory
 from tests.racing import race
 
-pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 
 
 def test_two_replaces_with_same_generation_one_wins():

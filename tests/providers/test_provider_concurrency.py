@@ -11,7 +11,7 @@ from tests.conftest import PlacementClient
 from tests.factories import ResourceProviderFactory
 from tests.racing import race
 
-pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 
 AGG_1 = "f918801a-5e54-4bee-9095-09a9d0c786b8"
 AGG_2 = "a893eb5c-e2a0-4251-ab26-f71d3b0cfc0b"

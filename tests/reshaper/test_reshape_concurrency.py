@@ -9,7 +9,7 @@ from tests.conftest import PlacementClient
 from tests.racing import race
 from tests.reshaper.test_reshape import World, holdings, inventory_of
 
-pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 
 
 def _post(body):

@@ -5,7 +5,7 @@ from resource_classes.models import ResourceClass, Trait
 from tests.conftest import PlacementClient
 from tests.racing import race
 
-pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 
 
 def test_two_posts_of_one_class_one_wins():
