@@ -151,7 +151,7 @@ def _with_capacity(rc_id, amount):
     )
 
 
-def _spellings(canonical_uuids):
+def aggregate_spellings(canonical_uuids):
     """The ways a stored aggregate uuid may be written: dashed or not, either case."""
     forms = set()
     for value in canonical_uuids:
@@ -183,14 +183,14 @@ def filter_member_of(qs, member_of: MemberOf):
     """In an aggregate of every ``any_of`` set, and in none of ``forbidden``."""
     for group in member_of.any_of:
         qs = qs.filter(
-            pk__in=ProviderAggregate.objects.filter(aggregate__uuid__in=_spellings(group)).values(
+            pk__in=ProviderAggregate.objects.filter(aggregate__uuid__in=aggregate_spellings(group)).values(
                 "resource_provider_id"
             )
         )
     if member_of.forbidden:
         qs = qs.exclude(
             pk__in=ProviderAggregate.objects.filter(
-                aggregate__uuid__in=_spellings(member_of.forbidden)
+                aggregate__uuid__in=aggregate_spellings(member_of.forbidden)
             ).values("resource_provider_id")
         )
     return qs
