@@ -343,19 +343,14 @@ def _check_capacity(new_rows, locked_providers, classes_by_id):
                 f"Unable to allocate inventory: Inventory for '{class_name}' on resource "
                 f"provider '{provider.uuid}' invalid."
             )
-        if (
-            row.used < inv.min_unit
-            or row.used > inv.max_unit
-            or (inv.step_size and row.used % inv.step_size != 0)
-        ):
+        if not inv.unit_ok(row.used):
             raise errors.Conflict(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider.uuid}'. The requested "
                 "amount would violate inventory constraints."
             )
         requested[key] += row.used
-        capacity = int((inv.total - inv.reserved) * inv.allocation_ratio)
-        if usage.get(key, 0) + requested[key] > capacity:
+        if usage.get(key, 0) + requested[key] > inv.capacity:
             raise errors.Conflict(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider.uuid}'. The requested "

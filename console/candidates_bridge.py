@@ -1,34 +1,28 @@
-"""The "why no candidates?" page asks the API's own candidate engine first."""
-from django.http import QueryDict
-
+"""The "why no candidates?" page asks the engine itself for candidates."""
+from allocations import engine
 from placement_site import errors
-from placement_site.microversion import MAX_VERSION
+from placement_site.querystring import CandidateRequest
 from providers.models import ResourceProvider
 
 SHOW = 20
 
 
-def candidates_for(query: str):
+def candidates_for(request: CandidateRequest) -> list[str]:
     """Up to SHOW candidates as readable lines, [] when none, or an error line."""
     try:
-        from allocations.candidates import allocation_candidates
-    except ImportError:
-        return None
-    try:
-        body = allocation_candidates(QueryDict(query.lstrip("?")), MAX_VERSION)
+        found = engine.find_candidates(request).allocation_requests
     except errors.PlacementError as exc:
         return [f"The API would answer {exc.__class__.__name__}: {exc}"]
-    requests = body.get("allocation_requests", [])[:SHOW]
-    uuids = {u for r in requests for u in r.get("allocations", {})}
+    shown = found[:SHOW]
+    uuids = {u for r in shown for u in r.allocations}
     names = dict(ResourceProvider.objects.filter(uuid__in=uuids).values_list("uuid", "name"))
     lines = []
-    for r in requests:
+    for r in shown:
         parts = []
-        for u, alloc in r.get("allocations", {}).items():
-            res = ", ".join(f"{rc} {n}" for rc, n in sorted(alloc.get("resources", {}).items()))
+        for u, resources in r.allocations.items():
+            res = ", ".join(f"{rc} {n}" for rc, n in sorted(resources.items()))
             parts.append(f"{names.get(u, u)} ({res})")
         lines.append("; ".join(parts))
-    total = len(body.get("allocation_requests", []))
-    if total > SHOW:
-        lines.append(f"… {total - SHOW} more")
+    if len(found) > SHOW:
+        lines.append(f"… {len(found) - SHOW} more")
     return lines

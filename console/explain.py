@@ -1,8 +1,10 @@
 """"Why no candidates?": which constraint of a query removes which providers.
 
-This does not re-implement the candidate engine.  It walks each request
-group's constraints one at a time over single providers and reports, per
-step, how many providers are left and which ones dropped out:
+This does not re-implement the candidate engine.  The query is read by the
+same grammar as the API's (``placement_site.querystring``, leniently), and
+each request group's constraints are walked one at a time over single
+providers, reporting per step how many providers are left and which ones
+dropped out:
 
     resources<S>=CLASS:N   no inventory of CLASS / not enough free capacity
                            (or N outside min_unit..max_unit, not a step_size
@@ -14,22 +16,23 @@ step, how many providers are left and which ones dropped out:
 
 The unsuffixed group may be spread over a tree and sharing providers, so
 for it each resource class is explained on its own.  The real candidates
-come from the API's engine (shown beside this when it is available).
+come from the engine itself (``console.candidates_bridge``).
 """
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import defaultdict
-from urllib.parse import parse_qsl
 
 from django.db.models import Sum
+from django.http import QueryDict
 
 from allocations.models import Allocation
-from console.filters import parse_resources
+from placement_site import errors
+from placement_site.querystring import CandidateRequest, RequiredTraits, parse_candidate_request
+from placement_site.uuids import normalize_uuid
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.selectors import aggregate_spellings
 
-GROUP_KEY = re.compile(r"^(resources|required|member_of|in_tree)([A-Za-z0-9_-]*)$")
 SHOW = 15
 
 
@@ -54,37 +57,12 @@ class QueryProblem(ValueError):
     pass
 
 
-def parse_query(qs: str):
-    groups = defaultdict(lambda: {"resources": {}, "required": [], "member_of": [], "in_tree": None})
-    extra = {}
-    for key, value in parse_qsl(qs.strip().lstrip("?"), keep_blank_values=True):
-        m = GROUP_KEY.match(key)
-        if not m:
-            extra[key] = value
-            continue
-        kind, suffix = m.groups()
-        g = groups[suffix]
-        if kind == "resources":
-            try:
-                g["resources"].update(parse_resources(value))
-            except ValueError as exc:
-                raise QueryProblem(str(exc))
-        elif kind == "required":
-            g["required"].append(value)
-        elif kind == "member_of":
-            g["member_of"].append(value)
-        else:
-            g["in_tree"] = value.strip()
-    for suffix, g in groups.items():
-        if not g["resources"] and suffix:
-            raise QueryProblem(f"group {suffix!r} has no resources{suffix}")
-    if not any(g["resources"] for g in groups.values()):
-        raise QueryProblem("the query asks for no resources (add resources=CLASS:N)")
-    return dict(groups), extra
-
-
-def _split(value):
-    return [v.strip() for v in value.split(",") if v.strip()]
+def parse_query(qs: str) -> CandidateRequest:
+    """The console's query as the API's grammar reads it (leniently)."""
+    try:
+        return parse_candidate_request(QueryDict(qs.strip().lstrip("?")), strict=False)
+    except errors.PlacementError as exc:
+        raise QueryProblem(str(exc))
 
 
 class _Data:
@@ -105,115 +83,106 @@ class _Data:
                 "resource_provider_id", "trait__name"):
             self.traits[rp].add(name)
         self.aggs = defaultdict(set)
-        for rp, agg in ProviderAggregate.objects.filter(aggregate__uuid__in=aggregates).values_list(
+        for rp, agg in ProviderAggregate.objects.filter(
+                aggregate__uuid__in=aggregate_spellings(aggregates)).values_list(
                 "resource_provider_id", "aggregate__uuid"):
-            self.aggs[rp].add(agg)
+            self.aggs[rp].add(normalize_uuid(agg) or agg)
 
 
-def _trait_tests(required_values):
+def _trait_tests(required, label="required"):
+    """(constraint, reason, test on a set of trait names, names) per trait rule."""
     tests = []
-    for value in required_values:
-        if value.startswith("in:"):
-            any_of = _split(value[3:])
-            tests.append((f"required=in:{','.join(any_of)}", "has none of the traits",
-                          lambda t, a=set(any_of): bool(t & a), any_of))
-            continue
-        for name in _split(value):
-            if name.startswith("!"):
-                tests.append((f"required=!{name[1:]}", f"has forbidden trait {name[1:]}",
-                              lambda t, n=name[1:]: n not in t, [name[1:]]))
-            else:
-                tests.append((f"required={name}", f"lacks trait {name}",
-                              lambda t, n=name: n in t, [name]))
-    return tests
-
-
-def _agg_tests(member_of_values):
-    tests = []
-    for value in member_of_values:
-        forbidden = value.startswith("!")
-        body = value[1:] if forbidden else value
-        body = body[3:] if body.startswith("in:") else body
-        uuids = _split(body)
-        if forbidden:
-            tests.append((f"member_of=!{','.join(uuids)}", "is in a forbidden aggregate",
-                          lambda a, u=set(uuids): not (a & u), uuids))
+    for any_of in required.any_of:
+        names = sorted(any_of)
+        if len(names) > 1:
+            tests.append((f"{label}=in:{','.join(names)}", "has none of the traits",
+                          lambda t, a=any_of: bool(t & a), names))
         else:
-            tests.append((f"member_of={','.join(uuids)}", "is in none of the aggregates",
-                          lambda a, u=set(uuids): bool(a & u), uuids))
+            tests.append((f"{label}={names[0]}", f"lacks trait {names[0]}",
+                          lambda t, n=names[0]: n in t, names))
+    for name in sorted(required.forbidden):
+        tests.append((f"{label}=!{name}", f"has forbidden trait {name}",
+                      lambda t, n=name: n not in t, [name]))
     return tests
 
 
-def explain(qs: str) -> tuple[list[GroupReport], dict]:
-    groups, extra = parse_query(qs)
+def _agg_tests(member_of):
+    """(constraint, reason, test on a set of aggregate uuids, uuids) per aggregate rule."""
+    tests = []
+    for any_of in member_of.any_of:
+        uuids = sorted(any_of)
+        tests.append((f"member_of={','.join(uuids)}", "is in none of the aggregates",
+                      lambda a, u=any_of: bool(a & u), uuids))
+    if member_of.forbidden:
+        uuids = sorted(member_of.forbidden)
+        tests.append((f"member_of=!{','.join(uuids)}", "is in a forbidden aggregate",
+                      lambda a, u=member_of.forbidden: not (a & u), uuids))
+    return tests
+
+
+def explain(request: CandidateRequest) -> list[GroupReport]:
+    """One report per request group of ``request`` (from :func:`parse_query`)."""
+    root_tests = _trait_tests(
+        RequiredTraits(any_of=[frozenset([n]) for n in sorted(request.root_required)],
+                       forbidden=set(request.root_forbidden)),
+        label="required",
+    )
     classes, traits, aggs = set(), set(), set()
-    for g in groups.values():
-        classes |= set(g["resources"])
-        for _, _, _, names in _trait_tests(g["required"]):
-            traits |= set(names)
-        for _, _, _, uuids in _agg_tests(g["member_of"]):
-            aggs |= set(uuids)
-    root_tests = _trait_tests([extra["root_required"]]) if extra.get("root_required") else []
-    for _, _, _, names in root_tests:
-        traits |= set(names)
+    for g in request.groups:
+        classes |= set(g.resources)
+        traits |= g.required.names()
+        for any_of in g.member_of.any_of:
+            aggs |= any_of
+        aggs |= g.member_of.forbidden
+    traits |= set(request.root_required) | set(request.root_forbidden)
     data = _Data(classes, traits, aggs)
-    tree_roots = {}
-    for g in groups.values():
-        if g["in_tree"]:
-            match = [rp for rp in data.rps.values() if rp["uuid"] == g["in_tree"]]
-            tree_roots[g["in_tree"]] = match[0]["root_id"] if match else None
+    by_uuid = {rp["uuid"]: rp["root_id"] for rp in data.rps.values()}
+    return [_group_report(data, g, root_tests, by_uuid) for g in request.groups]
 
-    reports = []
-    for suffix in sorted(groups, key=lambda s: (s != "", s)):
-        g = groups[suffix]
-        key = f"resources{suffix}"
-        per_class = suffix == "" and len(g["resources"]) > 1
-        steps = []
-        alive = set(data.rps)
-        survivors_any = set()
 
-        def step(constraint, reason, test, pool):
-            removed = sorted((pk for pk in pool if not test(pk)),
-                             key=lambda pk: data.rps[pk]["name"])
-            pool -= set(removed)
-            steps.append(Step(constraint, reason,
-                              [(data.rps[pk]["name"], data.rps[pk]["uuid"]) for pk in removed[:SHOW]],
-                              len(removed), len(pool)))
-            return pool
+def _group_report(data, g, root_tests, root_by_uuid) -> GroupReport:
+    key = f"resources{g.suffix}"
+    per_class = g.suffix == "" and len(g.resources) > 1
+    steps = []
+    alive = set(data.rps)
+    survivors_any = set()
 
-        for rc, amount in g["resources"].items():
-            pool = set(alive)
-            pool = step(f"{key}={rc}:{amount}", f"no inventory of {rc}",
-                        lambda pk, rc=rc: (pk, rc) in data.inv, pool)
+    def step(constraint, reason, test, pool):
+        removed = sorted((pk for pk in pool if not test(pk)),
+                         key=lambda pk: data.rps[pk]["name"])
+        pool -= set(removed)
+        steps.append(Step(constraint, reason,
+                          [(data.rps[pk]["name"], data.rps[pk]["uuid"]) for pk in removed[:SHOW]],
+                          len(removed), len(pool)))
+        return pool
 
-            def fits(pk, rc=rc, amount=amount):
-                inv = data.inv[(pk, rc)]
-                free = inv.capacity - data.used.get((pk, rc), 0)
-                return (inv.min_unit <= amount <= inv.max_unit and amount % inv.step_size == 0
-                        and free >= amount)
-
-            pool = step(f"{key}={rc}:{amount}",
-                        f"not enough free {rc} (capacity, min/max unit or step size)", fits, pool)
-            if per_class:
-                survivors_any |= pool
-            else:
-                alive = pool
+    for rc, amount in g.resources.items():
+        pool = step(f"{key}={rc}:{amount}", f"no inventory of {rc}",
+                    lambda pk, rc=rc: (pk, rc) in data.inv, set(alive))
+        pool = step(f"{key}={rc}:{amount}",
+                    f"not enough free {rc} (capacity, min/max unit or step size)",
+                    lambda pk, rc=rc, amount=amount: data.inv[(pk, rc)].fits(
+                        amount, data.used.get((pk, rc), 0)),
+                    pool)
         if per_class:
-            alive = survivors_any
-        for constraint, reason, test, _ in _trait_tests(g["required"]):
-            alive = step(constraint, reason, lambda pk, test=test: test(data.traits[pk]), alive)
-        for constraint, reason, test, _ in _agg_tests(g["member_of"]):
-            alive = step(constraint, reason, lambda pk, test=test: test(data.aggs[pk]), alive)
-        if g["in_tree"]:
-            root = tree_roots.get(g["in_tree"])
-            alive = step(f"in_tree{suffix}={g['in_tree']}", "is not in that tree",
-                         lambda pk, root=root: data.rps[pk]["root_id"] == root, alive)
-        for constraint, reason, test, _ in root_tests:
-            alive = step(f"root_{constraint}", f"its root {reason}",
-                         lambda pk, test=test: test(data.traits[data.rps[pk]["root_id"]]), alive)
-        survivors = sorted(alive, key=lambda pk: data.rps[pk]["name"])
-        reports.append(GroupReport(
-            suffix, steps,
-            [(data.rps[pk]["name"], data.rps[pk]["uuid"]) for pk in survivors[:SHOW]],
-            len(survivors)))
-    return reports, extra
+            survivors_any |= pool
+        else:
+            alive = pool
+    if per_class:
+        alive = survivors_any
+    for constraint, reason, test, _ in _trait_tests(g.required, label=f"required{g.suffix}"):
+        alive = step(constraint, reason, lambda pk, test=test: test(data.traits[pk]), alive)
+    for constraint, reason, test, _ in _agg_tests(g.member_of):
+        alive = step(constraint, reason, lambda pk, test=test: test(data.aggs[pk]), alive)
+    if g.in_tree:
+        root = root_by_uuid.get(g.in_tree)
+        alive = step(f"in_tree{g.suffix}={g.in_tree}", "is not in that tree",
+                     lambda pk, root=root: data.rps[pk]["root_id"] == root, alive)
+    for constraint, reason, test, _ in root_tests:
+        alive = step(f"root_{constraint}", f"its root {reason}",
+                     lambda pk, test=test: test(data.traits[data.rps[pk]["root_id"]]), alive)
+    survivors = sorted(alive, key=lambda pk: data.rps[pk]["name"])
+    return GroupReport(
+        g.suffix, steps,
+        [(data.rps[pk]["name"], data.rps[pk]["uuid"]) for pk in survivors[:SHOW]],
+        len(survivors))

@@ -11,6 +11,7 @@ from django.views.static import serve
 
 from allocations.models import Consumer
 from console import explain as explain_mod
+from console.candidates_bridge import candidates_for
 from console import selectors
 from providers.filters import ResourceProviderFilterSet
 from providers.models import ProviderAggregate, ResourceProvider
@@ -110,24 +111,16 @@ def consumer_detail(request, uuid):
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer)})
 
 
-def _candidates(query):
-    """Ask the API's own candidate engine, when it is there; None otherwise."""
-    try:
-        from console.candidates_bridge import candidates_for
-    except ImportError:
-        return None
-    return candidates_for(query)
-
-
 @staff_required
 def why_no_candidates(request):
     query = request.GET.get("q", "").strip()
     context = {"q": query}
     if query:
         try:
-            context["reports"], context["extra"] = explain_mod.explain(query)
+            parsed = explain_mod.parse_query(query)
         except explain_mod.QueryProblem as exc:
             context["problem"] = str(exc)
         else:
-            context["candidates"] = _candidates(query)
+            context["reports"] = explain_mod.explain(parsed)
+            context["candidates"] = candidates_for(parsed)
     return render(request, "console/why.html", context)

@@ -1,5 +1,39 @@
-"""Query-string parsing shared by the list endpoints."""
+"""The request-group grammar: one parser for every query that names resources.
+
+``GET /resource_providers`` (its ``resources``, ``required`` and
+``member_of`` filters), ``GET /allocation_candidates`` (the whole grammar)
+and the console's forms all read their queries here, so a query means the
+same thing, and is refused with the same words, wherever it is written:
+
+    resources[S]=CLASS:N,...        amounts (N >= 1, each class once)
+    required[S]=T,!F | in:A,B       traits: all of, none of (1.22+), any of (1.39+)
+    member_of[S]=U | in:U,V | !...  aggregates: any of (1.24+ repeats AND), none of (1.32+)
+    in_tree[S]=U                    only the tree of provider U (1.31+)
+    group_policy=none|isolate       (1.25+) needed with two or more suffixed groups
+    same_subtree=S1,S2              (1.36+) the groups' providers share a subtree
+    root_required=T,!F              (1.35+) traits of the tree's root
+    limit=N                         (1.16+) at most N allocation requests
+
+Suffixes are digits before 1.33 and up to 64 of ``[a-zA-Z0-9_-]`` from it.
+
+``strict`` (the API) judges a query at the request's microversion with
+Placement's exact error texts and codes. The console's forms parse
+leniently: at the newest microversion, and a missing ``group_policy`` means
+``none`` instead of an error, so that an operator can explore a query
+before it is one the API would take. Both raise ``errors.BadRequest``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from placement_site import errors
 from placement_site.api import validate
+from placement_site.microversion import MAX_VERSION
+from placement_site.uuids import normalize_uuid
+
+_KEY_NUMBERED = re.compile(r"^(resources|required|member_of|in_tree)([1-9][0-9]*)?$")
+_KEY_STRING = re.compile(r"^(resources|required|member_of|in_tree)([a-zA-Z0-9_-]{1,64})?$")
 
 
 def last_values(query) -> dict:
@@ -10,3 +44,375 @@ def last_values(query) -> dict:
 def validate_query(values: dict, schema: dict) -> dict:
     """400 "Invalid query string parameters: ..." unless ``values`` fit ``schema``."""
     return validate(values, schema, problem="Invalid query string parameters")
+
+
+# -- Typed results -------------------------------------------------------------
+
+
+@dataclass
+class MemberOf:
+    """Aggregate filters: every set in ``any_of`` must meet, none of ``forbidden``."""
+
+    any_of: list = field(default_factory=list)  # of sets of canonical uuids
+    forbidden: set = field(default_factory=set)
+
+
+@dataclass
+class RequiredTraits:
+    """Trait filters: each set in ``any_of`` needs one member; none of ``forbidden``."""
+
+    any_of: list = field(default_factory=list)  # of frozensets of names
+    forbidden: set = field(default_factory=set)
+
+    def names(self) -> set:
+        found = set(self.forbidden)
+        for group in self.any_of:
+            found |= group
+        return found
+
+
+@dataclass
+class RequestGroup:
+    """One request group: ``suffix`` "" is the unsuffixed group."""
+
+    suffix: str
+    resources: dict = field(default_factory=dict)  # class name -> amount
+    required: RequiredTraits = field(default_factory=RequiredTraits)
+    member_of: MemberOf = field(default_factory=MemberOf)
+    in_tree: str | None = None  # canonical provider uuid
+
+    @property
+    def use_same_provider(self) -> bool:
+        """A suffixed group is met by one provider alone."""
+        return bool(self.suffix)
+
+
+@dataclass
+class CandidateRequest:
+    """A whole allocation-candidates query, groups in order (unsuffixed first)."""
+
+    groups: list
+    group_policy: str | None = None
+    limit: int | None = None
+    root_required: set = field(default_factory=set)
+    root_forbidden: set = field(default_factory=set)
+    same_subtree: list = field(default_factory=list)  # lists of suffixes
+    version: tuple = MAX_VERSION  # what the answer is shaped for
+
+
+# -- One parameter at a time ---------------------------------------------------
+
+_RESOURCES_FORM = (
+    "Badly formed resources parameter. Expected resources query string parameter "
+    "in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {got}."
+)
+
+
+def parse_resources(text: str) -> dict:
+    """``VCPU:2,DISK_GB:10`` -> {"VCPU": 2, "DISK_GB": 10}."""
+    if text.strip() == "":
+        raise errors.BadRequest(_RESOURCES_FORM.format(got="empty string"))
+    amounts = {}
+    for item in text.split(","):
+        try:
+            name, raw_amount = item.split(":")
+        except ValueError:
+            raise errors.BadRequest(_RESOURCES_FORM.format(got=item))
+        try:
+            amount = int(raw_amount)
+        except ValueError:
+            raise errors.BadRequest(
+                f"Requested resource {name} expected positive integer amount. "
+                f"Got: {raw_amount}."
+            )
+        if amount < 1:
+            raise errors.BadRequest(
+                f"Requested resource {name} requires amount >= 1. Got: {amount}."
+            )
+        if name in amounts:
+            raise errors.BadRequest(
+                f"Resource class {name} is requested more than once in resources parameter."
+            )
+        amounts[name] = amount
+    return amounts
+
+
+def _parse_any_of(value: str, bad) -> frozenset:
+    names = value[3:].split(",")
+    if not all(name.strip() for name in names):
+        raise bad(value)
+    if any(name.startswith("!") for name in names):
+        raise errors.BadRequest(
+            "Invalid query string parameters: forbidden traits (prefixed with '!') "
+            f"cannot be mixed into an 'in:' trait list. Got: {value}"
+        )
+    return frozenset(name.strip() for name in names)
+
+
+def parse_required(values: list, mv, *, param: str = "required") -> RequiredTraits:
+    """``required`` values (repeated keys ANDed from 1.39, else the last one wins).
+
+    ``root_required`` shares the form (forbidden traits always allowed, no
+    ``in:``); ``param`` names the key in the error text.
+    """
+    result = RequiredTraits()
+    if not values:
+        return result
+    is_root = param == "root_required"
+    if mv < (1, 39) and not is_root:
+        values = values[-1:]
+    allow_forbidden = is_root or mv >= (1, 22)
+    form = "HW_CPU_X86_VMX,!CUSTOM_MAGIC" if allow_forbidden else "HW_CPU_X86_VMX,CUSTOM_MAGIC"
+
+    def bad(value):
+        return errors.BadRequest(
+            f"Invalid query string parameters: Expected '{param}' parameter value of "
+            f"the form: {form}. Got: {value}"
+        )
+
+    for value in values:
+        if value.startswith("in:"):
+            if mv < (1, 39) or is_root:
+                raise errors.BadRequest(
+                    "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
+                    "microversion 1.39."
+                )
+            result.any_of.append(_parse_any_of(value, bad))
+            continue
+        names = value.split(",")
+        if not all(name.strip() for name in names):
+            raise bad(value)
+        for name in names:
+            name = name.strip()
+            if name.startswith("!"):
+                if not allow_forbidden or not name[1:]:
+                    raise bad(value)
+                result.forbidden.add(name[1:])
+            else:
+                result.any_of.append(frozenset([name]))
+    return result
+
+
+def parse_member_of(values: list, mv, *, suffix: str = "") -> MemberOf:
+    """All values of one ``member_of<S>`` key (repeated keys kept)."""
+    result = MemberOf()
+    if not values:
+        return result
+    if mv < (1, 24) and len(values) > 1:
+        raise errors.BadRequest(f"Multiple member_of{suffix} parameters are not supported")
+    for value in values:
+        text, forbidden = value, False
+        if text.startswith("!"):
+            if mv < (1, 32):
+                raise errors.BadRequest(
+                    "Forbidden member_of parameters are not supported in the specified "
+                    "microversion"
+                )
+            forbidden, text = True, text[1:]
+        if text.startswith("in:"):
+            parts = text[3:].split(",")
+        else:
+            parts = [text]
+        uuids = set()
+        for part in parts:
+            canonical = normalize_uuid(part)
+            if canonical is None:
+                raise errors.BadRequest(
+                    "Invalid query string parameters: Expected 'member_of' parameter to "
+                    f"contain valid UUID(s). Got: {value}"
+                )
+            uuids.add(canonical)
+        if forbidden:
+            result.forbidden |= uuids
+        else:
+            result.any_of.append(uuids)
+    return result
+
+
+def parse_in_tree(value: str) -> str:
+    canonical = normalize_uuid(value)
+    if canonical is None:
+        raise errors.BadRequest(
+            "Invalid query string parameters: Expected 'in_tree' parameter to be a "
+            f"format of uuid. Got: {value}."
+        )
+    return canonical
+
+
+# -- A whole allocation-candidates query ----------------------------------------
+
+
+def _lists(query) -> dict:
+    """A QueryDict or {key: [values]} as {key: [values]}, keys in query order."""
+    if hasattr(query, "getlist"):
+        return {key: query.getlist(key) for key in query.keys()}
+    return {key: list(values) for key, values in query.items()}
+
+
+def _parse_groups(query: dict, mv) -> dict:
+    key_pattern = _KEY_STRING if mv >= (1, 33) else _KEY_NUMBERED
+    groups = {}
+    for key, values in query.items():
+        match = key_pattern.match(key)
+        if not match:
+            continue
+        prefix, suffix = match.group(1), match.group(2) or ""
+        group = groups.setdefault(suffix, RequestGroup(suffix=suffix))
+        if prefix == "resources":
+            group.resources = parse_resources(values[-1])
+        elif prefix == "required":
+            group.required = parse_required(values, mv)
+        elif prefix == "member_of":
+            group.member_of = parse_member_of(values, mv, suffix=suffix)
+        else:
+            group.in_tree = parse_in_tree(values[-1])
+    return groups
+
+
+def _parse_same_subtree(values: list, groups: dict) -> list:
+    result = []
+    for value in values:
+        suffixes = value.split(",")
+        if any(s == "" for s in suffixes):
+            raise errors.BadRequest(
+                "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
+                code=errors.QUERY_BAD_VALUE,
+            )
+        unknown = [s for s in suffixes if s not in groups]
+        if unknown:
+            known = ", ".join(sorted(g for g in groups if g))
+            raise errors.BadRequest(
+                "Real suffixes should be specified in `same_subtree`: "
+                f"{', '.join(unknown)} not found in [{known}].",
+                code=errors.QUERY_BAD_VALUE,
+            )
+        result.append(suffixes)
+    return result
+
+
+def _has_filters(group: RequestGroup) -> bool:
+    return bool(
+        group.required.any_of or group.required.forbidden or group.member_of.any_of
+        or group.member_of.forbidden or group.in_tree
+    )
+
+
+def _check_resourceless_groups(groups: dict, mv, same_subtree: list) -> None:
+    """Which groups may come without resources: only named ones from 1.36."""
+    if mv >= (1, 36):
+        in_subtree = {s for suffixes in same_subtree for s in suffixes}
+        resourceless = sorted(s for s, g in groups.items() if not g.resources)
+        if "" in resourceless and _has_filters(groups[""]):
+            raise errors.BadRequest(
+                "All request groups must specify resources.", code=errors.QUERY_BAD_VALUE
+            )
+        if not any(g.resources for g in groups.values()):
+            raise errors.BadRequest(
+                "There must be at least one resources or resources[$S] parameter.",
+                code=errors.QUERY_MISSING_VALUE,
+            )
+        bad = [s for s in resourceless if s and s not in in_subtree]
+        if bad:
+            raise errors.BadRequest(
+                "Resourceless suffixed group request should be specified in `same_subtree` "
+                f"query param: bad group(s) - {bad}.",
+                code=errors.QUERY_BAD_VALUE,
+            )
+        return
+    _check_orphans(groups)
+
+
+def _check_orphans(groups: dict) -> None:
+    orphans = sorted(
+        f"required{s}" for s, g in groups.items()
+        if (g.required.any_of or g.required.forbidden) and not g.resources
+    )
+    if orphans:
+        raise errors.BadRequest(
+            "All traits parameters must be associated with resources.  Found the "
+            f"following orphaned traits keys: {', '.join(orphans)}"
+        )
+    orphans = sorted(
+        f"member_of{s}" for s, g in groups.items()
+        if (g.member_of.any_of or g.member_of.forbidden) and not g.resources
+    )
+    if orphans:
+        raise errors.BadRequest(
+            "All member_of parameters must be associated with resources. Found the "
+            f"following orphaned member_of keys: {', '.join(orphans)}"
+        )
+    if not all(g.resources for g in groups.values()):
+        raise errors.BadRequest("All request groups must specify resources.")
+    if not groups:
+        raise errors.BadRequest(
+            "At least one request group (`resources` or `resources{$S}`) is required."
+        )
+
+
+def _check_conflicts(groups: dict) -> None:
+    for suffix, group in groups.items():
+        required = {name for s in group.required.any_of for name in s if len(s) == 1}
+        conflict = required & group.required.forbidden
+        if conflict:
+            raise errors.BadRequest(
+                "Conflicting required and forbidden traits found in the following traits "
+                f"keys: required{suffix}: ({', '.join(sorted(conflict))})"
+            )
+
+
+def _parse_root_required(values: list, mv) -> tuple[set, set]:
+    if len(values) > 1:
+        raise errors.BadRequest(
+            "Query parameter 'root_required' may be specified only once.",
+            code=errors.QUERY_DUPLICATE_KEY,
+        )
+    traits = parse_required(values, mv, param="root_required")
+    required = {name for s in traits.any_of for name in s}
+    conflict = required & traits.forbidden
+    if conflict:
+        raise errors.BadRequest(
+            "Conflicting required and forbidden traits found in root_required: "
+            + ", ".join(sorted(conflict)),
+            code=errors.QUERY_BAD_VALUE,
+        )
+    return required, traits.forbidden
+
+
+def parse_candidate_request(query, mv=MAX_VERSION, *, strict: bool = True) -> CandidateRequest:
+    """A query (QueryDict or {key: [values]}) -> :class:`CandidateRequest`.
+
+    The API validates the query's keys and value shapes against its JSON
+    Schema first (allocations.api.candidates_schemas); this judges what the
+    values mean.
+    """
+    if not strict:
+        mv = MAX_VERSION
+    query = _lists(query)
+    groups = _parse_groups(query, mv)
+    same_subtree = []
+    if mv >= (1, 36) and "same_subtree" in query:
+        same_subtree = _parse_same_subtree(query["same_subtree"], groups)
+    _check_resourceless_groups(groups, mv, same_subtree)
+    _check_conflicts(groups)
+    request = CandidateRequest(
+        groups=[groups[s] for s in sorted(groups, key=lambda s: (s != "", s))],
+        same_subtree=same_subtree,
+        version=mv,
+    )
+    if mv >= (1, 25):
+        policies = query.get("group_policy")
+        request.group_policy = policies[0] if policies else None
+        if sum(1 for s in groups if s) > 1 and not request.group_policy:
+            if strict:
+                raise errors.BadRequest(
+                    'The "group_policy" parameter is required when specifying more than one '
+                    '"resources{N}" parameter.'
+                )
+            request.group_policy = "none"
+    if mv >= (1, 16) and "limit" in query:
+        request.limit = int(query["limit"][0])
+    if mv >= (1, 35) and "root_required" in query:
+        request.root_required, request.root_forbidden = _parse_root_required(
+            query["root_required"], mv
+        )
+    return request

@@ -31,6 +31,7 @@ import django_filters
 from django import forms
 
 from placement_site import errors
+from placement_site import querystring
 from placement_site.microversion import MAX_VERSION
 from providers import selectors
 from providers.models import ResourceProvider
@@ -78,23 +79,23 @@ class SelectorFilter(django_filters.Filter):
 
 
 def _parse_member_of(values, mv):
-    return selectors.parse_member_of(values, mv)
+    return querystring.parse_member_of(values, mv)
 
 
 def _parse_resources(text, mv):
-    return selectors.parse_resources(text)
+    return querystring.parse_resources(text)
 
 
 def _parse_required(values, mv):
-    return selectors.parse_required(values, mv)
+    return querystring.parse_required(values, mv)
 
 
 def _parse_one_member_of(text, mv):
-    return selectors.parse_member_of([text.strip()], mv)
+    return querystring.parse_member_of([text.strip()], mv)
 
 
 def _parse_one_trait(text, mv):
-    return selectors.parse_required([text.strip()], mv)
+    return querystring.parse_required([text.strip()], mv)
 
 
 # The API's parse order (its 400 for a query with several bad values names

@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
-from allocations.models import Allocation
 from placement_site import errors
 from providers.locking import bump_provider_generation, check_provider_generation, lock_provider_by_uuid
 from providers.models import Inventory, ResourceProvider
@@ -99,7 +98,7 @@ def _classes_in_use(provider, rc_ids) -> list[str]:
     if not rc_ids:
         return []
     rows = (
-        Allocation.objects.filter(resource_provider=provider, resource_class_id__in=list(rc_ids))
+        provider.allocations.filter(resource_class_id__in=list(rc_ids))
         .values_list("resource_class__name", flat=True)
         .distinct()
     )
@@ -116,7 +115,7 @@ def _warn_if_overcommitted(provider, inventories):
     if not by_id:
         return
     used = (
-        Allocation.objects.filter(resource_provider=provider, resource_class_id__in=list(by_id))
+        provider.allocations.filter(resource_class_id__in=list(by_id))
         .values("resource_class_id")
         .annotate(used=Sum("used"))
     )

@@ -1,5 +1,6 @@
 """Resource providers, their inventories, aggregates and traits."""
 from django.db import models
+from django.db.models import ExpressionWrapper, F, FloatField
 
 from resource_classes.models import ResourceClass, Trait
 
@@ -74,10 +75,42 @@ class Inventory(models.Model):
     def __str__(self):
         return f"{self.resource_class.name} on {self.resource_provider.name}"
 
+    # The capacity rule lives here, in the functions below the class and in
+    # their two SQL spellings; every reader and writer (the API, the
+    # candidate engine, the console, the audits) uses one of them.
     @property
     def capacity(self):
         """What can be allocated in all: (total - reserved) * allocation_ratio."""
-        return int((self.total - self.reserved) * self.allocation_ratio)
+        return capacity_of(self.total, self.reserved, self.allocation_ratio)
+
+    def unit_ok(self, amount: int) -> bool:
+        """One allocation of ``amount`` respects min_unit, max_unit and step_size."""
+        return unit_ok(amount, self.min_unit, self.max_unit, self.step_size)
+
+    def fits(self, amount: int, used: int) -> bool:
+        """One more allocation of ``amount`` fits beside ``used``."""
+        return self.unit_ok(amount) and used + amount <= self.capacity
+
+
+def capacity_of(total: int, reserved: int, allocation_ratio: float) -> int:
+    return int((total - reserved) * allocation_ratio)
+
+
+def unit_ok(amount: int, min_unit: int, max_unit: int, step_size: int) -> bool:
+    return min_unit <= amount <= max_unit and (not step_size or amount % step_size == 0)
+
+
+def capacity_expression():
+    """``Inventory.capacity`` as an ORM expression (a float, like the SQL below)."""
+    return ExpressionWrapper(
+        (F("total") - F("reserved")) * F("allocation_ratio"), output_field=FloatField()
+    )
+
+
+def capacity_sql(alias: str) -> str:
+    """``Inventory.capacity`` in the raw SQL of the candidate engine, for the
+    inventories table under ``alias``."""
+    return f"({alias}.total - {alias}.reserved) * {alias}.allocation_ratio"
 
 
 class ProviderAggregate(models.Model):

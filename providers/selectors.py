@@ -1,19 +1,17 @@
 """Reads of resource providers: one provider, the filtered list, aggregates, traits.
 
-The list: the query-string parsers (``parse_*``) and one ``filter_*``
-function per rule, which ``providers.filters.ResourceProviderFilterSet``
+The list: one ``filter_*`` function per rule (the query is parsed by
+``placement_site.querystring``), which ``providers.filters.ResourceProviderFilterSet``
 (the API list and the console list) and ``providers_list`` are built from.
 The filtered list is one SQL statement; every filter is a
 ``pk IN (subquery)`` or ``NOT IN`` against the link tables, and parent and
 root uuids come from two self-joins, so the whole page costs one query
 (plus the look-ups of named traits and resource classes).
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db.models import (
-    ExpressionWrapper,
     F,
-    FloatField,
     IntegerField,
     OuterRef,
     Q,
@@ -23,10 +21,16 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Lower, Mod
 
-from allocations.models import Allocation
 from placement_site import errors
 from placement_site.uuids import normalize_uuid
-from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from placement_site.querystring import MemberOf, RequiredTraits
+from providers.models import (
+    Inventory,
+    ProviderAggregate,
+    ProviderTrait,
+    ResourceProvider,
+    capacity_expression,
+)
 from resource_classes.models import ResourceClass, Trait
 
 # Columns a provider row is rendered from.
@@ -85,155 +89,6 @@ def provider_trait_names(provider_id):
     )
 
 
-# -- Query-string parsing ---------------------------------------------------
-
-
-@dataclass
-class MemberOf:
-    """Aggregate filters: every set in ``any_of`` must meet, none of ``forbidden``."""
-
-    any_of: list = field(default_factory=list)
-    forbidden: set = field(default_factory=set)
-
-
-def _bad_member_of(value):
-    return errors.BadRequest(
-        "Invalid query string parameters: Expected 'member_of' parameter to contain "
-        f"valid UUID(s). Got: {value}"
-    )
-
-
-def parse_member_of(values, mv, *, suffix=""):
-    """Parse the ``member_of`` values of a request (a list, repeated keys kept)."""
-    result = MemberOf()
-    if not values:
-        return result
-    if mv < (1, 24) and len(values) > 1:
-        raise errors.BadRequest(f"Multiple member_of{suffix} parameters are not supported")
-    for value in values:
-        text = value
-        forbidden = False
-        if text.startswith("!"):
-            if mv < (1, 32):
-                raise errors.BadRequest(
-                    "Forbidden member_of parameters are not supported in the specified "
-                    "microversion"
-                )
-            forbidden = True
-            text = text[1:]
-        if text.startswith("in:"):
-            parts = text[3:].split(",")
-        else:
-            parts = [text]
-        uuids = set()
-        for part in parts:
-            canonical = normalize_uuid(part)
-            if canonical is None:
-                raise _bad_member_of(value)
-            uuids.add(canonical)
-        if forbidden:
-            result.forbidden |= uuids
-        else:
-            result.any_of.append(uuids)
-    return result
-
-
-_RESOURCES_FORM = (
-    "Badly formed resources parameter. Expected resources query string parameter "
-    "in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {got}."
-)
-
-
-def parse_resources(text):
-    """``VCPU:2,DISK_GB:10`` -> {"VCPU": 2, "DISK_GB": 10} (400 on bad input)."""
-    if text.strip() == "":
-        raise errors.BadRequest(_RESOURCES_FORM.format(got="empty string"))
-    amounts = {}
-    for item in text.split(","):
-        try:
-            name, raw_amount = item.split(":")
-        except ValueError:
-            raise errors.BadRequest(_RESOURCES_FORM.format(got=item))
-        try:
-            amount = int(raw_amount)
-        except ValueError:
-            raise errors.BadRequest(
-                f"Requested resource {name} expected positive integer amount. "
-                f"Got: {raw_amount}."
-            )
-        if amount < 1:
-            raise errors.BadRequest(
-                f"Requested resource {name} requires amount >= 1. Got: {amount}."
-            )
-        if name in amounts:
-            raise errors.BadRequest(
-                f"Resource class {name} is requested more than once in resources parameter."
-            )
-        amounts[name] = amount
-    return amounts
-
-
-@dataclass
-class RequiredTraits:
-    """Trait filters: each set in ``any_of`` needs one member; none of ``forbidden``."""
-
-    any_of: list = field(default_factory=list)
-    forbidden: set = field(default_factory=set)
-
-    def names(self):
-        found = set(self.forbidden)
-        for group in self.any_of:
-            found |= group
-        return found
-
-
-def parse_required(values, mv):
-    """Parse ``required`` values (repeated keys ANDed from 1.39, else the last one)."""
-    result = RequiredTraits()
-    if not values:
-        return result
-    if mv < (1, 39):
-        values = values[-1:]
-    allow_forbidden = mv >= (1, 22)
-    form = "HW_CPU_X86_VMX,!CUSTOM_MAGIC" if allow_forbidden else "HW_CPU_X86_VMX,CUSTOM_MAGIC"
-
-    def bad(value):
-        return errors.BadRequest(
-            "Invalid query string parameters: Expected 'required' parameter value of "
-            f"the form: {form}. Got: {value}"
-        )
-
-    for value in values:
-        if value.startswith("in:"):
-            if mv < (1, 39):
-                raise errors.BadRequest(
-                    "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
-                    "microversion 1.39."
-                )
-            names = value[3:].split(",")
-            if not all(name.strip() for name in names):
-                raise bad(value)
-            if any(name.startswith("!") for name in names):
-                raise errors.BadRequest(
-                    "Invalid query string parameters: forbidden traits (prefixed with '!') "
-                    f"cannot be mixed into an 'in:' trait list. Got: {value}"
-                )
-            result.any_of.append({name.strip() for name in names})
-            continue
-        names = value.split(",")
-        if not all(name.strip() for name in names):
-            raise bad(value)
-        for name in names:
-            name = name.strip()
-            if name.startswith("!"):
-                if not allow_forbidden or not name[1:]:
-                    raise bad(value)
-                result.forbidden.add(name[1:])
-            else:
-                result.any_of.append({name})
-    return result
-
-
 # -- The list ---------------------------------------------------------------
 
 
@@ -268,13 +123,13 @@ def _resource_class_ids(names):
 
 
 def _with_capacity(rc_id, amount):
-    """Provider ids with inventory of class ``rc_id`` able to take ``amount`` more.
-
-    One allocation of ``amount`` must fit min_unit, max_unit and step_size,
-    and used + amount must stay within (total - reserved) * allocation_ratio.
-    """
+    """Provider ids with inventory of class ``rc_id`` able to take ``amount`` more
+    (``Inventory.fits``, in SQL)."""
+    # Allocations through the provider's reverse relation: allocations sit
+    # above providers in the app order.
+    allocations = ResourceProvider._meta.get_field("allocations").related_model
     used = (
-        Allocation.objects.filter(
+        allocations.objects.filter(
             resource_provider_id=OuterRef("resource_provider_id"), resource_class_id=rc_id
         )
         .order_by()
@@ -282,16 +137,13 @@ def _with_capacity(rc_id, amount):
         .annotate(total_used=Sum("used"))
         .values("total_used")
     )
-    capacity = ExpressionWrapper(
-        (F("total") - F("reserved")) * F("allocation_ratio"), output_field=FloatField()
-    )
     return (
         Inventory.objects.filter(
             resource_class_id=rc_id, min_unit__lte=amount, max_unit__gte=amount
         )
         .annotate(
             used_now=Coalesce(Subquery(used, output_field=IntegerField()), Value(0)),
-            capacity_now=capacity,
+            capacity_now=capacity_expression(),
             step_rest=Mod(Value(amount), F("step_size"), output_field=IntegerField()),
         )
         .filter(step_rest=0, capacity_now__gte=F("used_now") + Value(amount))
@@ -299,7 +151,7 @@ def _with_capacity(rc_id, amount):
     )
 
 
-def _spellings(canonical_uuids):
+def aggregate_spellings(canonical_uuids):
     """The ways a stored aggregate uuid may be written: dashed or not, either case."""
     forms = set()
     for value in canonical_uuids:
@@ -331,14 +183,14 @@ def filter_member_of(qs, member_of: MemberOf):
     """In an aggregate of every ``any_of`` set, and in none of ``forbidden``."""
     for group in member_of.any_of:
         qs = qs.filter(
-            pk__in=ProviderAggregate.objects.filter(aggregate__uuid__in=_spellings(group)).values(
+            pk__in=ProviderAggregate.objects.filter(aggregate__uuid__in=aggregate_spellings(group)).values(
                 "resource_provider_id"
             )
         )
     if member_of.forbidden:
         qs = qs.exclude(
             pk__in=ProviderAggregate.objects.filter(
-                aggregate__uuid__in=_spellings(member_of.forbidden)
+                aggregate__uuid__in=aggregate_spellings(member_of.forbidden)
             ).values("resource_provider_id")
         )
     return qs
@@ -423,13 +275,8 @@ def provider_list_tuples(qs):
 
 
 __all__ = [
-    "MemberOf",
     "ProviderFilters",
-    "RequiredTraits",
     "normalize_uuid",
-    "parse_member_of",
-    "parse_required",
-    "parse_resources",
     "provider_aggregate_uuids",
     "provider_get",
     "provider_row",

@@ -26,15 +26,8 @@ LAYER = {
 WIRING = {"placement_site/urls.py"}
 
 # Imports that run against the order, each with its reason (at most three).
-ALLOWED = {
-    # Capacity filter of GET /resource_providers?resources=: a correlated
-    # subquery over allocations; the candidate-engine rework owns this module.
-    ("providers/selectors.py", "allocations.models"),
-    # Inventory writes refuse to remove a class in use and warn on
-    # over-commit; the inventory rework owns this module (the provider's
-    # `allocations` reverse relation would do).
-    ("providers/inventory_services.py", "allocations.models"),
-}
+# Empty now: every import runs with the order.
+ALLOWED: set = set()
 
 
 def _imports(path):

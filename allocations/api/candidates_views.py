@@ -1,10 +1,19 @@
-"""GET /allocation_candidates (microversion 1.10+): thin view over allocations.candidates."""
+"""GET /allocation_candidates (microversion 1.10+).
+
+The query's shape is checked against the microversion's JSON Schema, its
+meaning parsed by the grammar (placement_site.querystring), the search done
+by allocations.engine and the answer shaped by candidates_render.
+"""
+import jsonschema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from allocations import candidates
+from allocations import engine
 from allocations.api import candidates_schemas
-from placement_site.api import PlacementView, json_response, versioned
+from allocations.api.candidates_render import render
+from placement_site import errors
+from placement_site.api import PlacementView, error_response, json_response, versioned
 from placement_site.policy import authorize
+from placement_site.querystring import parse_candidate_request
 
 _QUERY_DOC = [
     OpenApiParameter(name, str, description=text, required=False)
@@ -21,6 +30,30 @@ _QUERY_DOC = [
 ]
 
 
+# Query-schema validators, built (and the schema checked) once per schema;
+# the schemas are module constants of candidates_schemas.
+_QUERY_VALIDATORS = {}
+
+
+def _query_validator(schema):
+    entry = _QUERY_VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        entry = (schema, cls(schema))
+        _QUERY_VALIDATORS[id(schema)] = entry
+    return entry[1]
+
+
+def _validate_query(query, version):
+    """400 unless the query (each key's last value) fits the version's schema."""
+    flat = {key: query.getlist(key)[-1] for key in query.keys()}
+    validator = _query_validator(candidates_schemas.query_schema(version))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(flat))
+    if error is not None:
+        raise errors.BadRequest(f"Invalid query string parameters: {error}")
+
+
 class AllocationCandidatesView(PlacementView):
     @extend_schema(
         summary="List allocation candidates",
@@ -31,13 +64,14 @@ class AllocationCandidatesView(PlacementView):
                 response=candidates_schemas.RESPONSE,
                 description="Allocation requests and provider summaries.",
             ),
-            400: OpenApiResponse(description="Bad query string."),
-            403: OpenApiResponse(description="Policy does not allow this."),
-            404: OpenApiResponse(description="Before microversion 1.10."),
+            400: error_response("Bad query string."),
+            403: error_response("Policy does not allow this."),
+            404: error_response("Before microversion 1.10."),
         },
     )
     @versioned("1.10")
     def get(self, request):
         authorize(request, "placement:allocation_candidates:list")
-        body = candidates.allocation_candidates(request.GET, self.mv)
-        return json_response(body)
+        _validate_query(request.GET, self.mv)
+        found = engine.find_candidates(parse_candidate_request(request.GET, self.mv))
+        return json_response(render(found, self.mv))

@@ -1,0 +1,446 @@
+"""The allocation-candidate engine: a CandidateRequest in, a CandidateResult out.
+
+No HTTP and no JSON here: the API view (``allocations.api.candidates_views``)
+parses the query with ``placement_site.querystring``, calls
+:func:`find_candidates` and renders the result; the console's explainer
+calls the same function.
+
+The search, in a fixed number of SQL statements (``allocations.engine_sql``)
+whatever the number of providers: load the inventories that can serve a
+requested amount, the sharing providers and the trees they reach, and the
+trees' providers with their traits and aggregates; then build, per tree and
+per group, the ways the group can be met (``combiner.Choice``) and let
+``allocations.combiner`` pick valid combinations.
+
+Semantics (from the API reference and provider-tree guide):
+
+- the unsuffixed group may spread its classes over providers of one tree
+  plus sharing providers (trait ``MISC_SHARES_VIA_AGGREGATE``) that share an
+  aggregate with any provider of that tree, one provider per class; its
+  required/forbidden traits are judged on the union of the traits of the
+  providers it uses; its ``member_of`` counts a root's aggregates for the
+  whole tree;
+- a suffixed group is met by one provider alone, with the traits and the
+  aggregates itself;
+- ``in_tree`` keeps a group's providers (sharing ones included) inside the
+  tree of the named provider; ``root_required`` judges the anchor tree's
+  root.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from itertools import product
+
+from django.conf import settings
+
+from allocations import combiner, engine_sql as sql
+from placement_site import errors
+from placement_site.querystring import CandidateRequest, RequestGroup
+from providers.models import capacity_of, unit_ok
+
+SHARES_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+
+
+# -- What comes out ---------------------------------------------------------------
+
+
+@dataclass
+class AllocationRequest:
+    """One candidate: {provider uuid: {class name: amount}} and, per group
+    suffix, the uuids of the providers that group uses."""
+
+    allocations: dict
+    mappings: dict
+
+
+@dataclass
+class ProviderSummary:
+    uuid: str
+    resources: dict  # class name -> (capacity, used)
+    traits: list  # names, by trait id ([] unless the request's version shows them)
+    parent_uuid: str | None
+    root_uuid: str
+
+
+@dataclass
+class CandidateResult:
+    allocation_requests: list = field(default_factory=list)
+    provider_summaries: list = field(default_factory=list)  # by provider id
+
+
+# -- What the search works on -------------------------------------------------------
+
+
+@dataclass(slots=True)
+class TreeProvider:
+    id: int
+    uuid: str
+    parent_id: int | None
+    root_id: int
+    traits: set = field(default_factory=set)  # trait ids
+    aggs: set = field(default_factory=set)  # canonical aggregate uuids
+
+
+@dataclass
+class ResolvedGroup:
+    """A RequestGroup with its names resolved to ids."""
+
+    spec: RequestGroup
+    resources: dict  # class id -> amount
+    required: list  # frozensets of trait ids, one of each needed
+    forbidden: set  # trait ids
+    in_tree_root: int | None  # root id, -1 when the provider does not exist
+
+
+@dataclass
+class SearchContext:
+    """Everything loaded for one search."""
+
+    request: CandidateRequest
+    groups: list  # of ResolvedGroup
+    class_names: dict  # class id -> name
+    trait_ids: dict  # name -> id
+    # (provider, class) -> (capacity, used, min_unit, max_unit, step_size)
+    inventory: dict = field(default_factory=dict)
+    by_class: dict = field(default_factory=dict)  # class id -> [provider ids]
+    sharing: set = field(default_factory=set)  # sharing provider ids
+    reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
+    providers: dict = field(default_factory=dict)  # id -> TreeProvider
+
+    @property
+    def nested_aware(self) -> bool:
+        return self.request.version >= (1, 29)
+
+
+# -- The search ---------------------------------------------------------------------
+
+
+def find_candidates(request: CandidateRequest) -> CandidateResult:
+    """The allocation requests and provider summaries answering ``request``."""
+    ctx = _resolve(request)
+    if not _load(ctx):
+        return CandidateResult()
+    found = _search(ctx)
+    return CandidateResult(
+        allocation_requests=[_allocation_request(ctx, combo) for combo in found],
+        provider_summaries=_summaries(ctx, found),
+    )
+
+
+def _resolve(request: CandidateRequest) -> SearchContext:
+    """Class, trait and in_tree names -> ids (400 for unknown classes and traits)."""
+    class_names = sorted({name for g in request.groups for name in g.resources})
+    classes = sql.class_ids(class_names)
+    missing = [n for n in class_names if n not in classes]
+    if missing:
+        raise errors.BadRequest(
+            "Invalid resource class in resources parameter: No such resource class "
+            f"{missing[0]}."
+        )
+    wanted = set(request.root_required) | request.root_forbidden
+    for g in request.groups:
+        wanted |= g.required.names()
+    # The sharing trait is looked up with the requested ones (same query).
+    traits = sql.trait_ids(wanted | {SHARES_TRAIT})
+    missing = sorted(n for n in wanted if n not in traits)
+    if missing:
+        raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}")
+    in_trees = {g.in_tree for g in request.groups if g.in_tree}
+    roots = sql.root_ids(in_trees) if in_trees else {}
+    groups = [
+        ResolvedGroup(
+            spec=g,
+            resources={classes[name]: amount for name, amount in g.resources.items()},
+            required=[frozenset(traits[n] for n in s) for s in g.required.any_of],
+            forbidden={traits[n] for n in g.required.forbidden},
+            in_tree_root=(roots.get(g.in_tree, -1) if g.in_tree else None),
+        )
+        for g in request.groups
+    ]
+    return SearchContext(
+        request=request,
+        groups=groups,
+        class_names={cid: name for name, cid in classes.items()},
+        trait_ids=traits,
+    )
+
+
+def _load(ctx: SearchContext) -> bool:
+    """Fill ``ctx`` from the database; False when nothing can serve."""
+    # Inventories that cannot give even the smallest amount asked of their
+    # class are left in the database.
+    smallest = {}
+    for g in ctx.groups:
+        for cid, amount in g.resources.items():
+            smallest[cid] = min(amount, smallest.get(cid, amount))
+    if not smallest:
+        return False
+    for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used in (
+        sql.usable_inventories(smallest)
+    ):
+        ctx.inventory[(rp, rc)] = (
+            capacity_of(total, reserved, ratio), int(used), min_unit, max_unit, step
+        )
+        ctx.by_class.setdefault(rc, []).append(rp)
+    if not ctx.inventory:
+        return False
+    inventory_providers = sorted({rp for rp, _ in ctx.inventory})
+    shares_trait = ctx.trait_ids.get(SHARES_TRAIT)
+    if shares_trait is not None:
+        ctx.sharing = sql.sharing_among(shares_trait, inventory_providers)
+    if ctx.sharing:
+        ctx.reaches = sql.trees_reached(ctx.sharing)
+    reached_roots = sorted({root for roots in ctx.reaches.values() for root in roots})
+    ctx.providers = {
+        pid: TreeProvider(pid, uuid, parent, root)
+        for pid, uuid, parent, root in sql.tree_providers(inventory_providers, reached_roots)
+    }
+    provider_ids = sorted(ctx.providers)
+    for pid, tid in sql.provider_trait_ids(provider_ids):
+        ctx.providers[pid].traits.add(tid)
+    if any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups):
+        for pid, agg in sql.provider_aggregates(provider_ids):
+            ctx.providers[pid].aggs.add(agg)
+    return True
+
+
+def _amount_fits(entry, amount) -> bool:
+    capacity, used, min_unit, max_unit, step = entry
+    return unit_ok(amount, min_unit, max_unit, step) and used + amount <= capacity
+
+
+def _traits_ok(traits, required, forbidden) -> bool:
+    return all(not traits.isdisjoint(any_of) for any_of in required) and traits.isdisjoint(
+        forbidden
+    )
+
+
+def _aggs_ok(aggs, member_of) -> bool:
+    return all(not aggs.isdisjoint(any_of) for any_of in member_of.any_of) and aggs.isdisjoint(
+        member_of.forbidden
+    )
+
+
+def _placement_ok(ctx: SearchContext, group: ResolvedGroup, p: TreeProvider, spans_tree) -> bool:
+    """``in_tree`` and ``member_of`` of ``group`` for provider ``p``; a group
+    that spans its tree (the unsuffixed one) counts the root's aggregates too."""
+    if group.in_tree_root is not None and p.root_id != group.in_tree_root:
+        return False
+    member_of = group.spec.member_of
+    if member_of.any_of or member_of.forbidden:
+        aggs = p.aggs
+        if spans_tree and p.parent_id is not None:
+            root = ctx.providers.get(p.root_id)
+            aggs = p.aggs | (root.aggs if root else set())
+        if not _aggs_ok(aggs, member_of):
+            return False
+    return True
+
+
+def _anchors(ctx: SearchContext, rp: int, p: TreeProvider) -> set:
+    """The trees a provider's resources can serve: its own, and for a sharing
+    provider every tree it reaches."""
+    anchors = {p.root_id}
+    if rp in ctx.sharing:
+        anchors |= ctx.reaches.get(rp, set())
+    return anchors
+
+
+def _single_provider_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
+    """{root: [Choice]} for a suffixed group, met by one provider alone."""
+    choices_by_root = {}
+    if group.resources:
+        first_class = min(group.resources, key=lambda c: len(ctx.by_class.get(c, ())))
+        candidates = ctx.by_class.get(first_class, ())
+    else:
+        candidates = sorted(ctx.providers)
+    for rp in candidates:
+        p = ctx.providers.get(rp)
+        if p is None or not _placement_ok(ctx, group, p, spans_tree=False):
+            continue
+        if not _traits_ok(p.traits, group.required, group.forbidden):
+            continue
+        if not all(
+            (rp, rc) in ctx.inventory and _amount_fits(ctx.inventory[(rp, rc)], amount)
+            for rc, amount in group.resources.items()
+        ):
+            continue
+        choice = combiner.Choice(
+            providers=(rp,),
+            allocs=tuple((rp, rc, a) for rc, a in sorted(group.resources.items())),
+        )
+        anchors = _anchors(ctx, rp, p) if group.resources else {p.root_id}
+        for root in anchors:
+            choices_by_root.setdefault(root, []).append(choice)
+    return choices_by_root
+
+
+def _spread_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
+    """{root: [Choice]} for the unsuffixed group: per tree, every pick of one
+    able provider per class, judged on the union of their traits."""
+    eligible = {}  # (root, rc) -> [rp]
+    usable = {}  # rp -> passes the group's tree, aggregate and forbidden filters
+    for rc, amount in sorted(group.resources.items()):
+        for rp in ctx.by_class.get(rc, ()):
+            p = ctx.providers.get(rp)
+            if p is None or not _amount_fits(ctx.inventory[(rp, rc)], amount):
+                continue
+            ok = usable.get(rp)
+            if ok is None:
+                ok = usable[rp] = _placement_ok(ctx, group, p, spans_tree=True) and not (
+                    group.forbidden and p.traits & group.forbidden
+                )
+            if ok:
+                for root in _anchors(ctx, rp, p):
+                    eligible.setdefault((root, rc), []).append(rp)
+    classes = sorted(group.resources)
+    choices_by_root = {}
+    for root in {p.root_id for p in ctx.providers.values()}:
+        options = [eligible.get((root, rc)) for rc in classes]
+        if not all(options):
+            continue
+        result = []
+        for pick in product(*options):
+            used = set(pick)
+            if group.required:
+                traits = set().union(*(ctx.providers[rp].traits for rp in used))
+                if not _traits_ok(traits, group.required, set()):
+                    continue
+            result.append(
+                combiner.Choice(
+                    providers=tuple(sorted(used)),
+                    allocs=tuple((rp, rc, group.resources[rc]) for rp, rc in zip(pick, classes)),
+                )
+            )
+        if result:
+            choices_by_root[root] = result
+    return choices_by_root
+
+
+def _usable_roots(ctx: SearchContext, per_group: list) -> list:
+    """Trees every group can use, whose root passes ``root_required``; sorted."""
+    roots = set(per_group[0])
+    for choices_by_root in per_group[1:]:
+        roots &= set(choices_by_root)
+    request = ctx.request
+    if request.root_required or request.root_forbidden:
+        rr = {ctx.trait_ids[n] for n in request.root_required}
+        rf = {ctx.trait_ids[n] for n in request.root_forbidden}
+        roots = {
+            r for r in roots
+            if r in ctx.providers
+            and rr <= ctx.providers[r].traits
+            and not (rf & ctx.providers[r].traits)
+        }
+    return sorted(roots)
+
+
+def _problem(ctx: SearchContext) -> combiner.Problem:
+    """What the combiner checks a combination against, beyond its choices."""
+    suffix_index = {g.spec.suffix: i for i, g in enumerate(ctx.groups)}
+    ancestors = {}
+    for p in ctx.providers.values():
+        chain, node = {p.id}, p
+        while node.parent_id is not None and node.parent_id in ctx.providers:
+            node = ctx.providers[node.parent_id]
+            chain.add(node.id)
+        ancestors[p.id] = frozenset(chain)
+    isolate = ctx.request.group_policy == "isolate"
+    return combiner.Problem(
+        capacity={key: (entry[0] - entry[1], entry[3]) for key, entry in ctx.inventory.items()},
+        isolated_groups=[bool(g.spec.use_same_provider and isolate) for g in ctx.groups],
+        same_subtree=[[suffix_index[s] for s in sfx] for sfx in ctx.request.same_subtree],
+        ancestors=ancestors,
+        root_of={pid: p.root_id for pid, p in ctx.providers.items()},
+        sharing=frozenset(ctx.sharing),
+        nested_aware=ctx.nested_aware,
+    )
+
+
+def _search(ctx: SearchContext) -> list:
+    """The valid combinations (one Choice per group), capped and ordered as
+    configured."""
+    per_group = [
+        _single_provider_choices(ctx, g) if g.spec.use_same_provider else _spread_choices(ctx, g)
+        for g in ctx.groups
+    ]
+    roots = _usable_roots(ctx, per_group)
+    limit = ctx.request.limit
+    cap = settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES
+    randomize = settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES
+    # Without shuffling, the first `limit` results are the answer: stop there.
+    if limit is not None and not randomize:
+        cap = limit if cap is None or cap < 0 else min(cap, limit)
+    trees = ((root, [choices[root] for choices in per_group]) for root in roots)
+    results = [
+        combination
+        for _, combination in combiner.combine(
+            trees,
+            _problem(ctx),
+            strategy=settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY,
+            cap=cap,
+        )
+    ]
+    if randomize:
+        random.shuffle(results)
+    if limit is not None:
+        results = results[:limit]
+    return results
+
+
+# -- The result ---------------------------------------------------------------------
+
+
+def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
+    merged, mappings = {}, {}
+    for group, choice in zip(ctx.groups, combination):
+        for rp, rc, amount in choice.allocs:
+            per = merged.setdefault(rp, {})
+            per[rc] = per.get(rc, 0) + amount
+        mappings[group.spec.suffix] = sorted(ctx.providers[p].uuid for p in choice.providers)
+    allocations = {
+        ctx.providers[rp].uuid: {ctx.class_names[rc]: amt for rc, amt in sorted(res.items())}
+        for rp, res in merged.items()
+    }
+    return AllocationRequest(allocations=allocations, mappings=mappings)
+
+
+def _summaries(ctx: SearchContext, found: list) -> list:
+    """Summaries of the providers the answer names: from 1.29 every provider
+    of their trees, before only the providers used; before 1.27 only the
+    requested classes."""
+    version = ctx.request.version
+    used = {rp for combination in found for choice in combination for rp in choice.providers}
+    used |= {rp for combination in found for choice in combination for rp, _, _ in choice.allocs}
+    if ctx.nested_aware:
+        roots = {ctx.providers[p].root_id for p in used}
+        ids = sorted(p.id for p in ctx.providers.values() if p.root_id in roots)
+    else:
+        ids = sorted(used)
+    if not ids:
+        return []
+    all_classes = version >= (1, 27)
+    requested = {cid for g in ctx.groups for cid in g.resources}
+    resources = {pid: {} for pid in ids}
+    for pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(ids):
+        if all_classes or rc in requested:
+            resources[pid][name] = (capacity_of(total, reserved, ratio), int(used_now))
+    names = {}
+    if version >= (1, 17):
+        wanted = {t for pid in ids for t in ctx.providers[pid].traits}
+        names = sql.trait_names(wanted) if wanted else {}
+    summaries = []
+    for pid in ids:
+        p = ctx.providers[pid]
+        parent = ctx.providers.get(p.parent_id)
+        summaries.append(
+            ProviderSummary(
+                uuid=p.uuid,
+                resources=resources[pid],
+                traits=[names[t] for t in sorted(p.traits)] if names else [],
+                parent_uuid=parent.uuid if parent else None,
+                root_uuid=ctx.providers[p.root_id].uuid,
+            )
+        )
+    return summaries

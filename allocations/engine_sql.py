@@ -1,0 +1,244 @@
+"""The candidate engine's SQL: one function per statement, its SQL beside it.
+
+A search runs these in a fixed order and a fixed number, whatever the
+number of providers (``tests/candidates`` counts them): the names, then the
+inventories able to serve (Q1), the sharing providers among them (Q2), the
+trees those reach (Q3), every provider of the trees involved (Q4), their
+traits (Q5) and aggregates (Q6), and for the answer the summaries'
+inventories and usage (Q7) and trait names (Q8). Raw SQL rather than the
+ORM because the statements are few, hot, and easier to read and EXPLAIN
+written out.
+"""
+from django.db import connection
+
+from placement_site.uuids import normalize_uuid
+from providers.models import capacity_sql
+
+
+def _placeholders(values) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _in(column: str, values) -> tuple[str, list]:
+    """``column IN (...)`` as (sql, params): one array parameter on PostgreSQL
+    (``column = ANY(%s)``), so long id lists cost nothing to prepare."""
+    values = list(values)
+    if connection.vendor == "postgresql":
+        if all(type(value) is int for value in values):
+            # Ids (the usual, long lists): one array literal, which is far
+            # cheaper for the driver to send than a list it must adapt item by item.
+            return f"{column} = ANY(%s::bigint[])", ["{" + ",".join(map(str, values)) + "}"]
+        return f"{column} = ANY(%s)", [values]
+    return f"{column} IN ({_placeholders(values)})", values
+
+
+def _fetch(sql: str, params=()) -> list:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(params))
+        return cursor.fetchall()
+
+
+def class_ids(names) -> dict:
+    """{name: id} of the resource classes named (unknown names are absent).
+
+    SELECT name, id FROM resource_classes WHERE name IN (:names)
+    """
+    names = sorted(names)
+    if not names:
+        return {}
+    return dict(
+        _fetch(f"SELECT name, id FROM resource_classes WHERE name IN ({_placeholders(names)})", names)
+    )
+
+
+def trait_ids(names) -> dict:
+    """{name: id} of the traits named (unknown names are absent).
+
+    SELECT name, id FROM traits WHERE name IN (:names)
+    """
+    names = sorted(names)
+    return dict(_fetch(f"SELECT name, id FROM traits WHERE name IN ({_placeholders(names)})", names))
+
+
+def root_ids(uuids) -> dict:
+    """{provider uuid: root id} of the providers named.
+
+    SELECT uuid, root_id FROM resource_providers WHERE uuid IN (:uuids)
+    """
+    uuids = sorted(uuids)
+    return dict(
+        _fetch(
+            f"SELECT uuid, root_id FROM resource_providers WHERE uuid IN ({_placeholders(uuids)})",
+            uuids,
+        )
+    )
+
+
+def usable_inventories(smallest: dict) -> list:
+    """Q1: inventories of the requested classes able to serve the smallest
+    amount asked of their class, with their current usage. ``smallest``:
+    {class id: amount}. Rows: (provider, class, total, reserved, min_unit,
+    max_unit, step_size, allocation_ratio, used).
+
+    SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved,
+           i.min_unit, i.max_unit, i.step_size, i.allocation_ratio,
+           COALESCE(u.used, 0)
+    FROM inventories i
+    LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used
+               FROM allocations WHERE resource_class_id IN (:classes)
+               GROUP BY resource_provider_id, resource_class_id) u
+      ON u.resource_provider_id = i.resource_provider_id
+     AND u.resource_class_id = i.resource_class_id
+    WHERE (i.resource_class_id = :c1 AND i.max_unit >= :a1
+           AND <capacity of i> - COALESCE(u.used, 0) >= :a1)
+       OR (... one term per requested class ...)
+    """
+    classes = sorted(smallest)
+    terms, params = [], list(classes)
+    for cid in classes:
+        terms.append(
+            "(i.resource_class_id = %s AND i.max_unit >= %s AND "
+            f"{capacity_sql('i')} - COALESCE(u.used, 0) >= %s)"
+        )
+        params += [cid, smallest[cid], smallest[cid]]
+    return _fetch(
+        "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "
+        "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0) "
+        "FROM inventories i LEFT JOIN ("
+        "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
+        "  FROM allocations"
+        f"  WHERE resource_class_id IN ({_placeholders(classes)})"
+        "  GROUP BY resource_provider_id, resource_class_id) u"
+        " ON u.resource_provider_id = i.resource_provider_id"
+        " AND u.resource_class_id = i.resource_class_id"
+        f" WHERE {' OR '.join(terms)}",
+        params,
+    )
+
+
+def sharing_among(shares_trait: int, provider_ids) -> set:
+    """Q2: which of ``provider_ids`` are sharing providers.
+
+    SELECT resource_provider_id FROM resource_provider_traits
+    WHERE trait_id = :shares AND resource_provider_id IN (:providers)
+    """
+    clause, params = _in("resource_provider_id", provider_ids)
+    return {
+        row[0]
+        for row in _fetch(
+            "SELECT resource_provider_id FROM resource_provider_traits WHERE trait_id = %s "
+            f"AND {clause}",
+            [shares_trait] + params,
+        )
+    }
+
+
+def trees_reached(sharing) -> dict:
+    """Q3: {sharing provider: root ids of every provider sharing an aggregate with it}.
+
+    SELECT DISTINCT s.resource_provider_id, rp.root_id
+    FROM resource_provider_aggregates s
+    JOIN resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id
+    JOIN resource_providers rp ON rp.id = o.resource_provider_id
+    WHERE s.resource_provider_id IN (:sharing)
+    """
+    reaches = {}
+    clause, params = _in("s.resource_provider_id", sorted(sharing))
+    for rp, root in _fetch(
+        "SELECT DISTINCT s.resource_provider_id, rp.root_id "
+        "FROM resource_provider_aggregates s "
+        "JOIN resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id "
+        "JOIN resource_providers rp ON rp.id = o.resource_provider_id "
+        f"WHERE {clause}",
+        params,
+    ):
+        reaches.setdefault(rp, set()).add(root)
+    return reaches
+
+
+def tree_providers(provider_ids, reached_roots) -> list:
+    """Q4: (id, uuid, parent id, root id) of every provider in the trees of
+    ``provider_ids`` and in the trees ``reached_roots``.
+
+    SELECT id, uuid, parent_id, root_id FROM resource_providers
+    WHERE root_id IN (SELECT root_id FROM resource_providers WHERE id IN (:providers))
+       OR root_id IN (:reached roots)
+    """
+    clause, params = _in("id", provider_ids)
+    sql = (
+        "SELECT id, uuid, parent_id, root_id FROM resource_providers WHERE root_id IN ("
+        f"SELECT root_id FROM resource_providers WHERE {clause})"
+    )
+    if reached_roots:
+        clause, more = _in("root_id", reached_roots)
+        sql += f" OR {clause}"
+        params += more
+    return _fetch(sql, params)
+
+
+def provider_trait_ids(provider_ids) -> list:
+    """Q5: (provider id, trait id) pairs of ``provider_ids``.
+
+    SELECT resource_provider_id, trait_id FROM resource_provider_traits
+    WHERE resource_provider_id IN (:providers)
+    """
+    clause, params = _in("resource_provider_id", provider_ids)
+    return _fetch(
+        f"SELECT resource_provider_id, trait_id FROM resource_provider_traits WHERE {clause}",
+        params,
+    )
+
+
+def provider_aggregates(provider_ids) -> list:
+    """Q6: (provider id, canonical aggregate uuid) pairs of ``provider_ids``.
+
+    SELECT pa.resource_provider_id, a.uuid FROM resource_provider_aggregates pa
+    JOIN placement_aggregates a ON a.id = pa.aggregate_id
+    WHERE pa.resource_provider_id IN (:providers)
+    """
+    clause, params = _in("pa.resource_provider_id", provider_ids)
+    canonical = {}  # stored spelling -> canonical uuid (few distinct aggregates)
+    pairs = []
+    for pid, agg in _fetch(
+        "SELECT pa.resource_provider_id, a.uuid FROM resource_provider_aggregates pa "
+        f"JOIN placement_aggregates a ON a.id = pa.aggregate_id WHERE {clause}",
+        params,
+    ):
+        spelled = canonical.get(agg)
+        if spelled is None:
+            spelled = canonical[agg] = normalize_uuid(agg) or agg
+        pairs.append((pid, spelled))
+    return pairs
+
+
+def summary_inventories(provider_ids) -> list:
+    """Q7: inventories and usage of the summarized providers, in inventory order.
+    Rows: (provider, class name, class id, total, reserved, allocation_ratio, used).
+
+    SELECT i.resource_provider_id, rc.name, i.resource_class_id, i.total,
+           i.reserved, i.allocation_ratio,
+           (SELECT COALESCE(SUM(a.used), 0) FROM allocations a
+            WHERE a.resource_provider_id = i.resource_provider_id
+              AND a.resource_class_id = i.resource_class_id)
+    FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id
+    WHERE i.resource_provider_id IN (:providers) ORDER BY i.id
+    """
+    clause, params = _in("i.resource_provider_id", provider_ids)
+    return _fetch(
+        "SELECT i.resource_provider_id, rc.name, i.resource_class_id, i.total, i.reserved, "
+        "i.allocation_ratio, (SELECT COALESCE(SUM(a.used), 0) FROM allocations a "
+        "WHERE a.resource_provider_id = i.resource_provider_id "
+        "AND a.resource_class_id = i.resource_class_id) "
+        "FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id "
+        f"WHERE {clause} ORDER BY i.id",
+        params,
+    )
+
+
+def trait_names(ids) -> dict:
+    """Q8: {trait id: name}.
+
+    SELECT id, name FROM traits WHERE id IN (:trait ids)
+    """
+    ids = sorted(ids)
+    return dict(_fetch(f"SELECT id, name FROM traits WHERE id IN ({_placeholders(ids)})", ids))
