@@ -211,6 +211,11 @@ def parse_member_of(values: list, mv, *, suffix: str = "") -> MemberOf:
             forbidden, text = True, text[1:]
         if text.startswith("in:"):
             parts = text[3:].split(",")
+        elif "," in text:
+            raise errors.BadRequest(
+                "Multiple values for 'member_of' must be prefixed with the 'in:' or "
+                "'!in:' keyword using the valid microversion."
+            )
         else:
             parts = [text]
         uuids = set()
