@@ -18,10 +18,18 @@ from placement_site.context import RequestContext
 # Paths served by Django itself (operator console, admin, API docs, static
 # files); the Placement edge leaves them alone.
 NON_API_PREFIXES = ("/admin/", "/console/", "/static/", "/api/", "/accounts/")
+# Operations endpoints (health probe, metrics, history): not Placement API,
+# so no microversion headers; each does its own access check.
+NON_API_PATHS = ("/healthcheck", "/metrics")
+NON_API_PREFIXES += ("/history/",)
 
 
 def is_api_path(path):
-    return not path.startswith(NON_API_PREFIXES) and path not in ("/admin", "/console", "/api")
+    return (
+        not path.startswith(NON_API_PREFIXES)
+        and path not in ("/admin", "/console", "/api")
+        and path not in NON_API_PATHS
+    )
 
 
 def _split(value):
