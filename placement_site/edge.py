@@ -12,7 +12,7 @@ from email.utils import formatdate
 
 from django.conf import settings
 
-from placement_site import errors, microversion
+from placement_site import errors, microversion, request_scope
 from placement_site.context import RequestContext
 
 # Paths served by Django itself (operator console, admin, API docs, static
@@ -84,10 +84,14 @@ class PlacementEdgeMiddleware:
         request_id = f"req-{uuid.uuid4()}"
         request.placement_request_id = request_id
         request.placement_mv = None
+        # The allocation history reads who is asking from here (request_scope).
+        scope = request_scope.bind_request(request)
         try:
             response = self._handle(request)
         except errors.PlacementError as exc:
             response = errors.render_error(request, exc)
+        finally:
+            request_scope.reset(scope)
         return self._finish(request, response)
 
     def _handle(self, request):

@@ -12,7 +12,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
-from allocations.api import candidates_views
+from allocations.api import candidates_views, history_views
 from allocations.api import views as allocations_views
 from placement_site import handlers, health
 from placement_site.views import RootView
@@ -59,6 +59,10 @@ urlpatterns = [
     path("reshaper", reshaper_views.ReshaperView.as_view(), name="reshaper"),
     # Not Placement API: operations endpoints (placement_site.health, ...).
     path("healthcheck", health.healthcheck, name="healthcheck"),
+    path("history/consumers/<str:uuid>", history_views.consumer_history,
+         name="consumer-history"),
+    path("history/providers/<str:uuid>", history_views.provider_history,
+         name="provider-history"),
     # Not Placement API: the admin, the console, the API docs, static files.
     path("admin/", admin.site.urls),
     path("console/", include("console.urls")),
