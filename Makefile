@@ -73,6 +73,7 @@ test-browser: venv
 bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
 	$(VENV)/bin/python benchmarks/console_pages.py
+	$(VENV)/bin/python benchmarks/claim_history.py
 
 # import_upstream against a database created by upstream's own schema:
 # openstack-placement's `placement-manage db sync`, from a throwaway
