@@ -9,6 +9,7 @@ from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, render
 from django.views.static import serve
 
+from allocations import history
 from allocations.models import Consumer
 from console import explain as explain_mod
 from console import selectors
@@ -88,6 +89,7 @@ def provider_detail(request, uuid):
         "aggregates": aggregates,
         "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
         "consumers": consumers, "consumers_truncated": truncated,
+        **_history(provider=rp.uuid),
     })
 
 
@@ -107,7 +109,18 @@ def consumer_detail(request, uuid):
     consumer = get_object_or_404(
         Consumer.objects.select_related("project", "user", "consumer_type"), uuid=uuid)
     return render(request, "console/consumer_detail.html", {
-        "consumer": consumer, "allocations": selectors.consumer_allocations(consumer)})
+        "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
+        **_history(consumer=consumer.uuid)})
+
+
+HISTORY_ROWS = 50
+
+
+def _history(**which):
+    """The latest allocation changes of a consumer or provider, newest first."""
+    rows = list(history.changes_for(**which).order_by("-created_at", "-id")[:HISTORY_ROWS + 1])
+    return {"history": rows[:HISTORY_ROWS], "history_truncated": len(rows) > HISTORY_ROWS,
+            "history_by": next(iter(which))}
 
 
 def _candidates(query):
