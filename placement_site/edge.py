@@ -7,12 +7,13 @@ microversion, vary and (from 1.15) cache headers, and drops the
 content-type of empty responses.  Errors raised here or by views are
 rendered in Placement's error format (placement_site.errors).
 """
+import time
 import uuid
 from email.utils import formatdate
 
 from django.conf import settings
 
-from placement_site import errors, microversion, request_scope
+from placement_site import errors, metrics, microversion, request_scope
 from placement_site.context import RequestContext
 
 # Paths served by Django itself (operator console, admin, API docs, static
@@ -81,6 +82,7 @@ class PlacementEdgeMiddleware:
     def __call__(self, request):
         if not is_api_path(request.path_info):
             return self.get_response(request)
+        started = time.perf_counter()
         request_id = f"req-{uuid.uuid4()}"
         request.placement_request_id = request_id
         request.placement_mv = None
@@ -92,7 +94,9 @@ class PlacementEdgeMiddleware:
             response = errors.render_error(request, exc)
         finally:
             request_scope.reset(scope)
-        return self._finish(request, response)
+        response = self._finish(request, response)
+        metrics.observe_request(request, response, time.perf_counter() - started)
+        return response
 
     def _handle(self, request):
         context = authenticate(request)

@@ -3,6 +3,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from allocations import candidates
 from allocations.api import candidates_schemas
+from placement_site import metrics
 from placement_site.api import PlacementView, json_response, versioned
 from placement_site.policy import authorize
 
@@ -40,4 +41,5 @@ class AllocationCandidatesView(PlacementView):
     def get(self, request):
         authorize(request, "placement:allocation_candidates:list")
         body = candidates.allocation_candidates(request.GET, self.mv)
+        metrics.CANDIDATES.observe(len(body["allocation_requests"]))
         return json_response(body)
