@@ -121,3 +121,22 @@ class AllocationChange(models.Model):
     def __str__(self):
         return (f"{self.consumer_uuid} {self.provider_uuid} {self.resource_class}: "
                 f"{self.amount_before} -> {self.amount_after}")
+
+
+class UsageSnapshot(models.Model):
+    """Capacity and usage of one resource class at one time, cloud-wide or per aggregate.
+
+    ``aggregate_uuid`` is empty for the whole cloud.  ``capacity`` is what
+    can be allocated: sum of (total - reserved) * allocation_ratio.
+    """
+
+    taken_at = models.DateTimeField(db_index=True)
+    resource_class = models.CharField(max_length=255)
+    aggregate_uuid = models.CharField(max_length=36, blank=True, default="")
+    capacity = models.BigIntegerField()
+    used = models.BigIntegerField()
+
+    class Meta:
+        db_table = "usage_snapshots"
+        ordering = ["taken_at", "id"]
+        indexes = [models.Index(fields=["aggregate_uuid", "resource_class", "taken_at"])]

@@ -7,10 +7,12 @@ from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 from django.views.static import serve
 
-from allocations import history
-from allocations.models import Consumer
+from allocations import history, snapshots
+from allocations.models import Consumer, UsageSnapshot
+from console import charts
 from console import explain as explain_mod
 from console import selectors
 from providers.filters import ResourceProviderFilterSet
@@ -144,3 +146,25 @@ def why_no_candidates(request):
         else:
             context["candidates"] = _candidates(query)
     return render(request, "console/why.html", context)
+
+
+@staff_required
+def usage(request):
+    """Capacity and usage over time from the snapshots (charts drawn server-side)."""
+    aggregate = request.GET.get("aggregate", "").strip()
+    problem = None
+    try:
+        days = int(request.GET.get("days") or 7)
+        if days < 1:
+            raise ValueError
+    except ValueError:
+        problem, days = "Days must be a whole number of at least 1.", 7
+    since = timezone.now() - timezone.timedelta(days=days)
+    series = snapshots.series(aggregate_uuid=aggregate, since=since)
+    aggregates = UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
+        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid")
+    return render(request, "console/usage.html", {
+        "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
+        "aggregates": list(aggregates), "aggregate": aggregate, "days": days,
+        "problem": problem,
+    })

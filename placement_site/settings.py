@@ -208,3 +208,11 @@ PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS = _observe_int(
 )
 # /metrics keeps its capacity figures this many seconds per process.
 PLACEMENT_METRICS_CACHE_SECONDS = _observe_int("PLACEMENT_METRICS_CACHE_SECONDS", 30)
+# take_usage_snapshot: skip a run sooner than this after the last one (0: never skip).
+PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS = _observe_int(
+    "PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS", 300
+)
+# take_usage_snapshot drops snapshots older than this many days; 0 keeps all.
+PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS = _observe_int(
+    "PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS", 30
+)
