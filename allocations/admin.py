@@ -8,6 +8,7 @@ from allocations.models import (
     Consumer,
     ConsumerType,
     Project,
+    UsageSnapshot,
     User,
 )
 from placement_site.admin import ReadOnlyAdmin, ReadOnlyInline
@@ -70,3 +71,11 @@ class AllocationChangeAdmin(ReadOnlyAdmin):
                     "amount_before", "amount_after", "request_id", "source")
     search_fields = ("consumer_uuid", "provider_uuid", "request_id", "global_request_id")
     list_filter = ("resource_class", "source")
+
+
+@admin.register(UsageSnapshot)
+class UsageSnapshotAdmin(ReadOnlyAdmin):
+    read_only_note = "Written by take_usage_snapshot; the console's Usage page charts them."
+    list_display = ("taken_at", "resource_class", "aggregate_uuid", "capacity", "used")
+    search_fields = ("aggregate_uuid", "resource_class")
+    list_filter = ("resource_class",)
