@@ -5,6 +5,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+METRICS_DIR := $(VENV)/run/prometheus
 
 .PHONY: venv run test test-sqlite test-databases test-postgres bench conformance test-browser
 
@@ -22,7 +23,10 @@ run: venv
 	@echo " Any x-auth-token is trusted; 'admin' is an administrator."
 	@echo " Serving the Placement API on http://$(HOST):$(PORT)/ only."
 	@echo "=================================================================="
-	PLACEMENT_AUTH_STRATEGY=noauth2 $(VENV)/bin/gunicorn placement_site.wsgi:application \
+	@# /metrics sums the workers' figures from files here: start empty.
+	rm -rf $(METRICS_DIR) && mkdir -p $(METRICS_DIR)
+	PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR) PLACEMENT_AUTH_STRATEGY=noauth2 \
+		$(VENV)/bin/gunicorn placement_site.wsgi:application -c placement_site/gunicorn_hooks.py \
 		-b $(HOST):$(PORT) -w 2 --access-logfile -
 
 # The whole suite on SQLite, then once per URL in PLACEMENT_TEST_DATABASE_URL
@@ -78,6 +82,7 @@ test-browser: venv
 bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
 	$(VENV)/bin/python benchmarks/console_pages.py
+	$(VENV)/bin/python benchmarks/claim_history.py
 
 # The same perfload scenarios on MariaDB/MySQL (BENCH_MYSQL_URL, a server
 # URL without a database; the bench creates and drops its own).

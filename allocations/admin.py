@@ -2,7 +2,15 @@
 generation and capacity checks of the services)."""
 from django.contrib import admin
 
-from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from allocations.models import (
+    Allocation,
+    AllocationChange,
+    Consumer,
+    ConsumerType,
+    Project,
+    UsageSnapshot,
+    User,
+)
 from placement_site.admin import ReadOnlyAdmin, ReadOnlyInline
 
 ALLOCATIONS_READ_ONLY = (
@@ -54,3 +62,20 @@ class UserAdmin(ReadOnlyAdmin):
 class ConsumerTypeAdmin(ReadOnlyAdmin):
     list_display = ("name", "created_at")
     search_fields = ("name",)
+
+
+@admin.register(AllocationChange)
+class AllocationChangeAdmin(ReadOnlyAdmin):
+    read_only_note = "The allocation history is append-only; prune_allocation_history trims it."
+    list_display = ("created_at", "consumer_uuid", "provider_uuid", "resource_class",
+                    "amount_before", "amount_after", "request_id", "source")
+    search_fields = ("consumer_uuid", "provider_uuid", "request_id", "global_request_id")
+    list_filter = ("resource_class", "source")
+
+
+@admin.register(UsageSnapshot)
+class UsageSnapshotAdmin(ReadOnlyAdmin):
+    read_only_note = "Written by take_usage_snapshot; the console's Usage page charts them."
+    list_display = ("taken_at", "resource_class", "aggregate_uuid", "capacity", "used")
+    search_fields = ("aggregate_uuid", "resource_class")
+    list_filter = ("resource_class",)

@@ -83,3 +83,60 @@ class Allocation(models.Model):
 
     def __str__(self):
         return f"{self.consumer.uuid}: {self.used} {self.resource_class.name}"
+
+
+class AllocationChange(models.Model):
+    """One (consumer, provider, class) amount that a write changed: the history.
+
+    Appended in the transaction of the write itself, so a rolled-back write
+    leaves none.  Uuids and names are copied rather than referenced so the
+    record outlives the consumer, provider or class it names.  An amount of
+    0 means "no allocation" (before: newly made; after: removed).
+    """
+
+    consumer_uuid = models.CharField(max_length=36)
+    provider_uuid = models.CharField(max_length=36)
+    resource_class = models.CharField(max_length=255)
+    amount_before = models.IntegerField()
+    amount_after = models.IntegerField()
+    # The consumer's generation after the write (at deletion for a DELETE).
+    consumer_generation = models.IntegerField(null=True)
+    request_id = models.CharField(max_length=64, blank=True, default="")
+    global_request_id = models.CharField(max_length=64, blank=True, default="")
+    user_id = models.CharField(max_length=255, blank=True, default="")
+    project_id = models.CharField(max_length=255, blank=True, default="")
+    microversion = models.CharField(max_length=16, blank=True, default="")
+    # Where the change came from: "api", or the command's name.
+    source = models.CharField(max_length=64, default="api")
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "allocation_changes"
+        ordering = ["id"]
+        indexes = [
+            models.Index(fields=["consumer_uuid", "id"]),
+            models.Index(fields=["provider_uuid", "id"]),
+        ]
+
+    def __str__(self):
+        return (f"{self.consumer_uuid} {self.provider_uuid} {self.resource_class}: "
+                f"{self.amount_before} -> {self.amount_after}")
+
+
+class UsageSnapshot(models.Model):
+    """Capacity and usage of one resource class at one time, cloud-wide or per aggregate.
+
+    ``aggregate_uuid`` is empty for the whole cloud.  ``capacity`` is what
+    can be allocated: sum of (total - reserved) * allocation_ratio.
+    """
+
+    taken_at = models.DateTimeField(db_index=True)
+    resource_class = models.CharField(max_length=255)
+    aggregate_uuid = models.CharField(max_length=36, blank=True, default="")
+    capacity = models.BigIntegerField()
+    used = models.BigIntegerField()
+
+    class Meta:
+        db_table = "usage_snapshots"
+        ordering = ["taken_at", "id"]
+        indexes = [models.Index(fields=["aggregate_uuid", "resource_class", "taken_at"])]

@@ -54,6 +54,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Sum
 
+from allocations import history
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from allocations.selectors import consumers_incomplete
 from placement_site import errors
@@ -401,6 +402,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
         consumer, existed = consumers[req.uuid]
         _check_consumer_generation(req, consumer, existed)
 
+    history_before = history.snapshot(consumer_ids)
     Allocation.objects.filter(consumer_id__in=consumer_ids).delete()
 
     # One row per (consumer, provider, class); a provider named twice in one
@@ -439,6 +441,19 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     if emptied:
         # No allocations left: the consumer goes (as upstream), generation and all.
         Consumer.objects.filter(pk__in=emptied).delete()
+    _record_history(history_before, new_rows, consumers, locked_providers, classes_by_id)
+
+
+def _record_history(before, new_rows, consumers, locked_providers, classes_by_id):
+    if not history.enabled():
+        return
+    by_id = {consumer.pk: consumer for consumer, _ in consumers.values()}
+    after = {
+        (by_id[row.consumer_id].uuid, locked_providers[row.resource_provider_id].uuid,
+         classes_by_id[row.resource_class_id].name): row.used
+        for row in new_rows
+    }
+    history.record(before, after, {c.uuid: c.generation for c in by_id.values()})
 
 
 # --- entry points -----------------------------------------------------------
@@ -496,8 +511,10 @@ def allocations_delete(*, consumer_uuid: str) -> None:
             raise _LostRace("consumer vanished")
         if not provider_ids_of([consumer.pk]) <= set(locked):
             raise _LostRace("consumer's allocations moved")
+        history_before = history.snapshot([consumer.pk])
         Allocation.objects.filter(consumer_id=consumer.pk).delete()
         consumer.delete()
+        history.record(history_before, {}, {consumer.uuid: consumer.generation})
 
     run_with_retries(work, "the allocation delete")
 

@@ -15,4 +15,5 @@ urlpatterns = [
     path("consumers/", views.consumer_list, name="consumers"),
     path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),
     path("why/", views.why_no_candidates, name="why"),
+    path("usage/", views.usage, name="usage"),
 ]

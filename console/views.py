@@ -7,9 +7,12 @@ from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 from django.views.static import serve
 
-from allocations.models import Consumer
+from allocations import history, snapshots
+from allocations.models import Consumer, UsageSnapshot
+from console import charts
 from console import explain as explain_mod
 from console.candidates_bridge import candidates_for
 from console import selectors
@@ -89,6 +92,7 @@ def provider_detail(request, uuid):
         "aggregates": aggregates,
         "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
         "consumers": consumers, "consumers_truncated": truncated,
+        **_history(provider=rp.uuid),
     })
 
 
@@ -108,7 +112,18 @@ def consumer_detail(request, uuid):
     consumer = get_object_or_404(
         Consumer.objects.select_related("project", "user", "consumer_type"), uuid=uuid)
     return render(request, "console/consumer_detail.html", {
-        "consumer": consumer, "allocations": selectors.consumer_allocations(consumer)})
+        "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
+        **_history(consumer=consumer.uuid)})
+
+
+HISTORY_ROWS = 50
+
+
+def _history(**which):
+    """The latest allocation changes of a consumer or provider, newest first."""
+    rows = list(history.changes_for(**which).order_by("-created_at", "-id")[:HISTORY_ROWS + 1])
+    return {"history": rows[:HISTORY_ROWS], "history_truncated": len(rows) > HISTORY_ROWS,
+            "history_by": next(iter(which))}
 
 
 @staff_required
@@ -124,3 +139,25 @@ def why_no_candidates(request):
             context["reports"] = explain_mod.explain(parsed)
             context["candidates"] = candidates_for(parsed)
     return render(request, "console/why.html", context)
+
+
+@staff_required
+def usage(request):
+    """Capacity and usage over time from the snapshots (charts drawn server-side)."""
+    aggregate = request.GET.get("aggregate", "").strip()
+    problem = None
+    try:
+        days = int(request.GET.get("days") or 7)
+        if days < 1:
+            raise ValueError
+    except ValueError:
+        problem, days = "Days must be a whole number of at least 1.", 7
+    since = timezone.now() - timezone.timedelta(days=days)
+    series = snapshots.series(aggregate_uuid=aggregate, since=since)
+    aggregates = UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
+        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid")
+    return render(request, "console/usage.html", {
+        "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
+        "aggregates": list(aggregates), "aggregate": aggregate, "days": days,
+        "problem": problem,
+    })

@@ -7,21 +7,30 @@ microversion, vary and (from 1.15) cache headers, and drops the
 content-type of empty responses.  Errors raised here or by views are
 rendered in Placement's error format (placement_site.errors).
 """
+import time
 import uuid
 from email.utils import formatdate
 
 from django.conf import settings
 
-from placement_site import errors, microversion
+from placement_site import errors, metrics, microversion, request_scope
 from placement_site.context import RequestContext
 
 # Paths served by Django itself (operator console, admin, API docs, static
 # files); the Placement edge leaves them alone.
 NON_API_PREFIXES = ("/admin/", "/console/", "/static/", "/api/", "/accounts/")
+# Operations endpoints (health probe, metrics, history): not Placement API,
+# so no microversion headers; each does its own access check.
+NON_API_PATHS = ("/healthcheck", "/metrics")
+NON_API_PREFIXES += ("/history/",)
 
 
 def is_api_path(path):
-    return not path.startswith(NON_API_PREFIXES) and path not in ("/admin", "/console", "/api")
+    return (
+        not path.startswith(NON_API_PREFIXES)
+        and path not in ("/admin", "/console", "/api")
+        and path not in NON_API_PATHS
+    )
 
 
 def _split(value):
@@ -73,14 +82,21 @@ class PlacementEdgeMiddleware:
     def __call__(self, request):
         if not is_api_path(request.path_info):
             return self.get_response(request)
+        started = time.perf_counter()
         request_id = f"req-{uuid.uuid4()}"
         request.placement_request_id = request_id
         request.placement_mv = None
+        # The allocation history reads who is asking from here (request_scope).
+        scope = request_scope.bind_request(request)
         try:
             response = self._handle(request)
         except errors.PlacementError as exc:
             response = errors.render_error(request, exc)
-        return self._finish(request, response)
+        finally:
+            request_scope.reset(scope)
+        response = self._finish(request, response)
+        metrics.observe_request(request, response, time.perf_counter() - started)
+        return response
 
     def _handle(self, request):
         context = authenticate(request)

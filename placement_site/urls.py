@@ -12,9 +12,9 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
-from allocations.api import candidates_views
+from allocations.api import candidates_views, history_views, metrics_views
 from allocations.api import views as allocations_views
-from placement_site import handlers
+from placement_site import handlers, health
 from placement_site.views import RootView
 from providers.api import inventory_views
 from providers.api import views as providers_views
@@ -57,6 +57,13 @@ urlpatterns = [
          candidates_views.AllocationCandidatesView.as_view(), name="allocation-candidates"),
     # reshaper app.
     path("reshaper", reshaper_views.ReshaperView.as_view(), name="reshaper"),
+    # Not Placement API: operations endpoints (placement_site.health, ...).
+    path("healthcheck", health.healthcheck, name="healthcheck"),
+    path("metrics", metrics_views.metrics_view, name="metrics"),
+    path("history/consumers/<str:uuid>", history_views.consumer_history,
+         name="consumer-history"),
+    path("history/providers/<str:uuid>", history_views.provider_history,
+         name="provider-history"),
     # Not Placement API: the admin, the console, the API docs, static files.
     path("admin/", admin.site.urls),
     path("console/", include("console.urls")),

@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from allocations import engine
 from allocations.api import candidates_schemas
 from allocations.api.candidates_render import render
-from placement_site import errors
+from placement_site import errors, metrics
 from placement_site.api import PlacementView, error_response, json_response, versioned
 from placement_site.policy import authorize
 from placement_site.querystring import parse_candidate_request
@@ -74,4 +74,5 @@ class AllocationCandidatesView(PlacementView):
         authorize(request, "placement:allocation_candidates:list")
         _validate_query(request.GET, self.mv)
         found = engine.find_candidates(parse_candidate_request(request.GET, self.mv))
+        metrics.CANDIDATES.observe(len(found.allocation_requests))
         return json_response(render(found, self.mv))

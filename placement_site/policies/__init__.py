@@ -155,6 +155,9 @@ API_RULE_TABLE = [
     ("placement:reshaper:reshape", SERVICE,
      "Move inventories and allocations between providers atomically.",
      [("POST", "/reshaper")]),
+    # not upstream: this service's Prometheus endpoint
+    ("placement:metrics", ADMIN_OR_SERVICE,
+     "Scrape request and capacity metrics.", [("GET", "/metrics")]),
 ]
 
 API_RULES = [

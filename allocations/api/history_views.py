@@ -1,0 +1,54 @@
+"""GET /history/consumers/{uuid} and /history/providers/{uuid}: the allocation history.
+
+Outside the Placement API's namespace (no microversion; the edge leaves
+``/history/`` alone) and for admins only: the records name every caller's
+user and project.  Authentication is the API's own (noauth2 token or
+keystone headers); errors use Placement's error body.  ``?since=`` takes an
+ISO 8601 date or date-time.
+"""
+import json
+
+from django.http import HttpResponse
+from django.views.decorators.http import require_GET
+
+from allocations import history
+from placement_site import edge, errors
+from placement_site.uuids import normalize_uuid
+
+
+def _since(request):
+    raw = request.GET.get("since")
+    if raw is None:
+        return None
+    try:
+        return history.parse_since(raw)
+    except ValueError:
+        raise errors.BadRequest(f"Invalid since: {raw!r} is not an ISO 8601 date or date-time")
+
+
+def _history(request, *, kind, uuid):
+    try:
+        context = edge.authenticate(request)
+        if context is None:
+            raise errors.Unauthorized("The request you have made requires authentication.")
+        if not context.is_admin:
+            raise errors.Forbidden("The allocation history is for administrators only.")
+        value = normalize_uuid(uuid)
+        if value is None:
+            raise errors.NotFound(f"No such {kind}: {uuid}")
+        since = _since(request)
+    except errors.PlacementError as exc:
+        return errors.render_error(request, exc)
+    changes = history.changes_for(**{kind: value}, since=since)
+    body = {kind: value, "changes": [history.as_dict(change) for change in changes]}
+    return HttpResponse(json.dumps(body), content_type="application/json")
+
+
+@require_GET
+def consumer_history(request, uuid):
+    return _history(request, kind="consumer", uuid=uuid)
+
+
+@require_GET
+def provider_history(request, uuid):
+    return _history(request, kind="provider", uuid=uuid)

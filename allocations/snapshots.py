@@ -1,0 +1,83 @@
+"""Usage over time: periodic snapshots of capacity and usage per resource class.
+
+:func:`take` writes one row per resource class for the whole cloud and one
+per (aggregate, resource class), from four SELECTs whatever the size.  It
+is meant for cron (``manage.py take_usage_snapshot``): with
+``PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS`` set, a run that comes sooner
+than that after the last snapshot does nothing, so cron may fire often and
+several hosts may run it.  Old snapshots go after
+``PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS``.
+"""
+from collections import defaultdict
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from allocations.models import Allocation, UsageSnapshot
+from providers.models import Inventory, ProviderAggregate
+
+
+def _rows():
+    inventory = list(Inventory.objects.values_list(
+        "resource_provider_id", "resource_class__name", "total", "reserved", "allocation_ratio"))
+    used = list(Allocation.objects.values("resource_provider_id", "resource_class__name")
+                .annotate(amount=Sum("used"))
+                .values_list("resource_provider_id", "resource_class__name", "amount"))
+    members = defaultdict(list)
+    for rp_id, agg_uuid in ProviderAggregate.objects.values_list(
+            "resource_provider_id", "aggregate__uuid"):
+        members[rp_id].append(agg_uuid)
+    return inventory, used, members
+
+
+def compute():
+    """{(aggregate uuid or "", class): [capacity, used]}."""
+    inventory, used, members = _rows()
+    figures = defaultdict(lambda: [0, 0])
+    for rp_id, rc, total, reserved, ratio in inventory:
+        capacity = int((total - reserved) * ratio)
+        for scope in ("", *members.get(rp_id, ())):
+            figures[(scope, rc)][0] += capacity
+    for rp_id, rc, amount in used:
+        for scope in ("", *members.get(rp_id, ())):
+            figures[(scope, rc)][1] += amount
+    return figures
+
+
+def take(*, now=None, force=False):
+    """Write one snapshot; returns the rows written (0 when the interval has not passed)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        interval = settings.PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS
+        if interval and not force:
+            last = UsageSnapshot.objects.aggregate(last=Max("taken_at"))["last"]
+            if last is not None and (now - last).total_seconds() < interval:
+                return 0
+        rows = [UsageSnapshot(taken_at=now, aggregate_uuid=scope, resource_class=rc,
+                              capacity=capacity, used=amount)
+                for (scope, rc), (capacity, amount) in sorted(compute().items())]
+        UsageSnapshot.objects.bulk_create(rows)
+    return len(rows)
+
+
+def prune(*, now=None, days=None):
+    days = settings.PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS if days is None else days
+    if days <= 0:
+        return 0
+    cutoff = (now or timezone.now()) - timezone.timedelta(days=days)
+    deleted, _ = UsageSnapshot.objects.filter(taken_at__lt=cutoff).delete()
+    return deleted
+
+
+def series(*, aggregate_uuid="", since=None):
+    """{class: [(taken_at, capacity, used), ...]} oldest first."""
+    query = UsageSnapshot.objects.filter(aggregate_uuid=aggregate_uuid)
+    if since is not None:
+        query = query.filter(taken_at__gte=since)
+    result = defaultdict(list)
+    for taken_at, rc, capacity, used in query.order_by("taken_at", "id").values_list(
+            "taken_at", "resource_class", "capacity", "used"):
+        result[rc].append((taken_at, capacity, used))
+    return dict(result)

@@ -1,0 +1,77 @@
+"""Request metrics (Prometheus), recorded by the edge for every API request.
+
+Multi-process: when ``PROMETHEUS_MULTIPROC_DIR`` is set (as ``make run``
+and the README's gunicorn set-up do), prometheus_client keeps each worker's
+figures in files in that directory and a scrape sums them, so two gunicorn
+workers' counts add up whichever worker answers the scrape.  The directory
+must exist, be empty when the server starts (stale files would be added
+in), and dead workers are marked through the gunicorn hook in
+``placement_site/gunicorn_hooks.py``.  Without the variable (tests, the
+development server) the figures live in this process only.
+
+The capacity gauges need the allocations app and live there
+(``allocations.metrics``); the ``/metrics`` view joins both.
+"""
+import json
+import os
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import multiprocess
+
+REQUESTS = Counter(
+    "placement_http_requests", "API requests answered.",
+    ["route", "method", "status", "microversion"],
+)
+LATENCY = Histogram(
+    "placement_http_request_duration_seconds", "Time to answer an API request.",
+    ["route", "method", "status", "microversion"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+CONFLICTS = Counter(
+    "placement_http_conflicts", "409 answers by Placement error code.", ["route", "code"],
+)
+CANDIDATES = Histogram(
+    "placement_allocation_candidates_returned",
+    "Allocation requests returned per GET /allocation_candidates.",
+    buckets=(0, 1, 5, 10, 50, 100, 500, 1000, 5000),
+)
+
+
+def route_of(request):
+    """The route template (``/allocations/<str:consumer_uuid>``), never the raw path."""
+    match = getattr(request, "resolver_match", None)
+    if match is None or match.route is None:
+        return "unmatched"
+    return "/" + match.route
+
+
+def observe_request(request, response, elapsed):
+    route = route_of(request)
+    version = getattr(request, "placement_mv", None)
+    labels = (route, request.method, str(response.status_code),
+              str(version) if version is not None else "")
+    REQUESTS.labels(*labels).inc()
+    LATENCY.labels(*labels).observe(elapsed)
+    if response.status_code == 409:
+        CONFLICTS.labels(route, _error_code(response)).inc()
+
+
+def _error_code(response):
+    try:
+        return json.loads(response.content)["errors"][0].get("code") or "none"
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return "none"
+
+
+def request_metrics_text(extra_collectors=()):
+    """The exposition text: this process's (or all workers') request metrics plus extras."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = CollectorRegistry()
+        for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES):
+            registry.register(collector)
+    for collector in extra_collectors:
+        registry.register(collector)
+    return generate_latest(registry)

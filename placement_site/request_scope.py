@@ -1,0 +1,70 @@
+"""Who is making the current change: a request-scoped context variable.
+
+The edge binds the request for the length of one API call; code deep in a
+service (the allocation history) reads it without every service signature
+growing a ``context`` argument.  Commands bind a :class:`Caller` of their
+own with :func:`bound`.  A ContextVar rather than a thread-local so that it
+is also right under an async or threaded server.
+"""
+import contextlib
+import re
+import uuid
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+_GLOBAL_ID = re.compile(r"^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+@dataclass
+class Caller:
+    request_id: str = ""
+    global_request_id: str = ""
+    user_id: str = ""
+    project_id: str = ""
+    microversion: str = ""
+    source: str = "api"
+
+
+_current = ContextVar("placement_caller", default=None)
+
+
+def from_request(request):
+    """The caller of an API request the edge has authenticated and negotiated."""
+    context = getattr(request, "placement_context", None)
+    version = getattr(request, "placement_mv", None)
+    global_id = request.META.get("HTTP_X_OPENSTACK_REQUEST_ID", "")
+    return Caller(
+        request_id=getattr(request, "placement_request_id", "") or "",
+        # Only a well-formed id is kept: the header is caller-controlled.
+        global_request_id=global_id if _GLOBAL_ID.match(global_id) else "",
+        user_id=(context.user_id or "") if context else "",
+        project_id=(context.project_id or "") if context else "",
+        microversion=str(version) if version is not None else "",
+    )
+
+
+def bind_request(request):
+    """Called by the edge once the request is authenticated; returns a reset token."""
+    return _current.set(request)
+
+
+def reset(token):
+    _current.reset(token)
+
+
+def current() -> Caller:
+    value = _current.get()
+    if value is None:
+        return Caller(request_id=f"req-{uuid.uuid4()}", source="internal")
+    if isinstance(value, Caller):
+        return value
+    return from_request(value)
+
+
+@contextlib.contextmanager
+def bound(caller: Caller):
+    token = _current.set(caller)
+    try:
+        yield caller
+    finally:
+        _current.reset(token)

@@ -1,0 +1,1 @@
+from tests.allocations.conftest import provider, provider2  # noqa: F401  (fixtures)
