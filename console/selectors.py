@@ -8,11 +8,16 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
-from django.db.models import F, FloatField, Max, Min, Sum
-from django.db.models.functions import Cast
+from django.db.models import Max, Min, Sum
 
 from allocations.models import Allocation, Consumer
-from providers.models import Aggregate, Inventory, ResourceProvider
+from providers.models import (
+    Aggregate,
+    Inventory,
+    ResourceProvider,
+    capacity_expression,
+    capacity_of,
+)
 from resource_classes.models import ResourceClass
 
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
@@ -57,7 +62,7 @@ def class_totals() -> list[Capacity]:
         .annotate(
             sum_total=Sum("total"),
             sum_reserved=Sum("reserved"),
-            capacity=Sum(Cast(F("total") - F("reserved"), FloatField()) * F("allocation_ratio")),
+            capacity=Sum(capacity_expression()),
             ratio_min=Min("allocation_ratio"),
             ratio_max=Max("allocation_ratio"),
         )
@@ -115,7 +120,7 @@ def fullest_providers(limit=10) -> list[tuple[ResourceProvider, Capacity]]:
         u = used.get((rp, rc), 0)
         if not u:
             continue
-        cap = int((total - reserved) * ratio)
+        cap = capacity_of(total, reserved, ratio)
         frac = u / cap if cap > 0 else 1.0
         if rp not in best or frac > best[rp][0]:
             best[rp] = (frac, rc, total, reserved, u, cap, ratio)
