@@ -12,7 +12,7 @@ from email.utils import formatdate
 
 from django.conf import settings
 
-from placement_site import errors, microversion
+from placement_site import errors, microversion, requestlog
 from placement_site.context import RequestContext
 
 # Paths served by Django itself (operator console, admin, API docs, static
@@ -75,12 +75,15 @@ class PlacementEdgeMiddleware:
             return self.get_response(request)
         request_id = f"req-{uuid.uuid4()}"
         request.placement_request_id = request_id
+        request.placement_global_request_id = requestlog.global_request_id(request)
         request.placement_mv = None
         try:
             response = self._handle(request)
         except errors.PlacementError as exc:
             response = errors.render_error(request, exc)
-        return self._finish(request, response)
+        response = self._finish(request, response)
+        requestlog.log_request(request, response)
+        return response
 
     def _handle(self, request):
         context = authenticate(request)
@@ -89,6 +92,7 @@ class PlacementEdgeMiddleware:
         if context is None:
             context = RequestContext()
         context.request_id = request.placement_request_id
+        context.global_request_id = request.placement_global_request_id
         request.placement_context = context
 
         content_length = request.META.get("CONTENT_LENGTH")
