@@ -4,6 +4,7 @@ Everything an operator sets comes from environment variables; the names are
 a contract with the tools in ../shared (see DESIGN.md section 5).
 """
 import os
+import sys
 from pathlib import Path
 
 from placement_site import config
@@ -76,7 +77,8 @@ WSGI_APPLICATION = "placement_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # The source tree's templates, or where `pip install .` puts them.
+        "DIRS": [BASE_DIR / "templates", Path(sys.prefix) / "share" / "placement" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
