@@ -95,3 +95,12 @@ test-upstream-import: venv
 .PHONY: bench-upstream
 bench-upstream: venv
 	$(VENV)/bin/python benchmarks/compare_upstream.py --upstream-venv $(UPSTREAM_VENV) $(BENCH_ARGS)
+
+# The installation integration test (tests/deploy/test_install.py): `pip
+# install .` into a virtualenv (dependencies cached under
+# ~/.cache/placement-install), then placement-manage, placement-status and
+# gunicorn with only placement.conf or OS_* variables, on PostgreSQL at
+# 127.0.0.1:5432.  Not part of `make test`.
+.PHONY: test-install
+test-install: venv
+	env -u DATABASE_URL PLACEMENT_INSTALL_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_install.py -m install -s
