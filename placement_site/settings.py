@@ -25,11 +25,35 @@ try:
 except config.ConfigError as exc:
     raise SystemExit(f"placement: {exc}")
 
-SECRET_KEY = os.environ.get(
-    "PLACEMENT_SECRET_KEY", "placement-insecure-development-key-change-me"
-)
+DEVELOPMENT_SECRET_KEY = "placement-insecure-development-key-change-me"
+SECRET_KEY = os.environ.get("PLACEMENT_SECRET_KEY") or DEVELOPMENT_SECRET_KEY
 DEBUG = _CONFIG["DEBUG"]
 ALLOWED_HOSTS = env_list("PLACEMENT_ALLOWED_HOSTS") or ["*"]
+
+# An operator who names the service's hosts is deploying it for real: the
+# console's sessions must not be signed with a key everyone can read.  The
+# development tools (make run, tests, conformance) set no hosts and start.
+if (
+    SECRET_KEY == DEVELOPMENT_SECRET_KEY
+    and not DEBUG
+    and env_list("PLACEMENT_ALLOWED_HOSTS")
+    and not _CONFIG["PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY"]
+):
+    raise SystemExit(
+        "placement: PLACEMENT_SECRET_KEY is not set (the development key would sign console "
+        "sessions); set it, or PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY=true to accept the risk"
+    )
+
+# Behind a TLS-terminating proxy (README "Production web settings").
+CSRF_TRUSTED_ORIGINS = env_list("PLACEMENT_CSRF_TRUSTED_ORIGINS")
+if _CONFIG["PLACEMENT_SECURE_PROXY_SSL_HEADER"]:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _CONFIG["PLACEMENT_SECURE_COOKIES"]
+SECURE_SSL_REDIRECT = _CONFIG["PLACEMENT_SSL_REDIRECT"]
+SECURE_HSTS_SECONDS = _CONFIG["PLACEMENT_HSTS_SECONDS"]
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _CONFIG["PLACEMENT_HSTS_INCLUDE_SUBDOMAINS"]
+SECURE_HSTS_PRELOAD = _CONFIG["PLACEMENT_HSTS_PRELOAD"]
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -61,12 +85,16 @@ MIDDLEWARE = [
     # /console/, /static/, /api/).
     "placement_site.edge.PlacementEdgeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files (WhiteNoise), before sessions and auth: no database work.
+    "placement_site.staticfiles.PlacementStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
+if _CONFIG["PLACEMENT_CLICKJACKING_PROTECTION"]:
+    MIDDLEWARE.append("django.middleware.clickjacking.XFrameOptionsMiddleware")
 
 # Placement URLs never get a trailing slash appended.
 APPEND_SLASH = False
@@ -108,6 +136,14 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "static_collected"
+# WhiteNoise: `collectstatic` writes compressed copies (gzip, brotli when
+# installed) to STATIC_ROOT; without it files are served from the apps.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_MAX_AGE = 3600
 
 LOGGING = {
     "version": 1,
