@@ -129,3 +129,18 @@ def test_manage_py_check_stops_on_a_mistyped_boolean(tmp_path):
         "placement: invalid value 'ture' for PLACEMENT_ENFORCE_SCOPE: "
         "expected true or false (also 1/0, yes/no, on/off)"
     )
+
+
+def test_keystone_authtoken_group_goes_to_keystonemiddleware(settings, tmp_path):
+    from placement_site import keystone
+
+    environ = write_conf(tmp_path, "[keystone_authtoken]\nauth_url = http://k:5000/v3\n")
+    values, conf = config.load(environ)
+    settings.PLACEMENT_CONFIG_FILES = values["CONFIG_FILES"]
+    settings.PLACEMENT_OSLO_CONF = conf
+    middleware = keystone.middleware_conf({})
+    assert middleware["oslo_config_config"] is conf
+    # PLACEMENT_KEYSTONE_* still win when set.
+    plain = keystone.middleware_conf({"PLACEMENT_KEYSTONE_AUTH_URL": "http://a/v3",
+                                      "PLACEMENT_KEYSTONE_PASSWORD": "p"})
+    assert plain["auth_url"] == "http://a/v3"
