@@ -3,9 +3,10 @@ from the installed apps or, after `collectstatic`, compressed from
 STATIC_ROOT; and the console's /console/assets/ from the same files."""
 import warnings
 
-from whitenoise.middleware import WhiteNoiseMiddleware
+from pathlib import Path
 
-from console.views import ASSETS
+from django.apps import apps
+from whitenoise.middleware import WhiteNoiseMiddleware
 
 
 class PlacementStaticMiddleware(WhiteNoiseMiddleware):
@@ -15,5 +16,7 @@ class PlacementStaticMiddleware(WhiteNoiseMiddleware):
             # serve the same files until then.
             warnings.filterwarnings("ignore", message="No directory at")
             super().__init__(get_response)
-        # The console's templates link /console/assets/<file>.
-        self.add_files(str(ASSETS), prefix="console/assets/")
+        # The console's templates link /console/assets/<file>.  Found through
+        # the app registry: placement_site sits below console in the app order.
+        assets = Path(apps.get_app_config("console").path) / "static" / "console"
+        self.add_files(str(assets), prefix="console/assets/")
