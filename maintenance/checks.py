@@ -5,13 +5,13 @@ import dataclasses
 
 import os_resource_classes
 import os_traits
-import yaml
 from django.conf import settings
 from django.db.models import Sum
 
 from allocations.models import Allocation
 from allocations.selectors import consumers_incomplete
 from providers.models import Inventory, ResourceProvider
+from placement_site import policy
 from resource_classes.models import ResourceClass, Trait
 
 
@@ -35,6 +35,9 @@ class Check:
     name: str
     ok: bool
     details: list[str]
+    # What a failed check means for `placement-status upgrade check`:
+    # "failure" (exit 2) or "warning" (exit 1).
+    severity: str = "failure"
 
 
 def status_checks() -> list[Check]:
@@ -50,23 +53,22 @@ def status_checks() -> list[Check]:
         "Consumers have a real project and user", incomplete == 0,
         [f"{incomplete} consumer(s) still carry the incomplete project/user id; "
          "run `manage.py heal_consumers --project-id ... --user-id ...`"] if incomplete else [],
+        severity="warning",
     ))
 
     missing = catalog_missing()
     details = [f"{len(v)} standard {k} name(s) missing (e.g. {', '.join(v[:3])}); "
                "run `manage.py sync_catalog`" for k, v in missing.items() if v]
-    checks.append(Check("Standard resource classes and traits are in sync", not details, details))
+    checks.append(Check("Standard resource classes and traits are in sync", not details, details,
+                        severity="warning"))
 
     path = settings.PLACEMENT_POLICY_FILE
     policy_details = []
     if path:
         try:
-            with open(path, encoding="utf-8") as handle:
-                data = yaml.safe_load(handle)
-            if data is not None and not isinstance(data, dict):
-                policy_details.append(f"policy file {path} is not a mapping of rule: check")
-        except (OSError, yaml.YAMLError) as exc:
-            policy_details.append(f"policy file {path} cannot be read: {exc}")
+            policy.validate_policy_file(path)
+        except policy.PolicyFileError as exc:
+            policy_details.append(str(exc))
     checks.append(Check("Policy file is readable", not policy_details, policy_details))
     return checks
 

@@ -9,6 +9,8 @@ class RequestContext:
     roles: list[str] = field(default_factory=list)
     system_scope: str | None = None
     request_id: str | None = None
+    # The caller's X-OpenStack-Request-ID, when it is a valid global id.
+    global_request_id: str | None = None
 
     @property
     def is_admin(self):

@@ -13,7 +13,7 @@ from email.utils import formatdate
 
 from django.conf import settings
 
-from placement_site import errors, metrics, microversion, request_scope
+from placement_site import errors, metrics, microversion, request_scope, requestlog
 from placement_site.context import RequestContext
 
 # Paths served by Django itself (operator console, admin, API docs, static
@@ -85,6 +85,7 @@ class PlacementEdgeMiddleware:
         started = time.perf_counter()
         request_id = f"req-{uuid.uuid4()}"
         request.placement_request_id = request_id
+        request.placement_global_request_id = requestlog.global_request_id(request)
         request.placement_mv = None
         # The allocation history reads who is asking from here (request_scope).
         scope = request_scope.bind_request(request)
@@ -96,6 +97,7 @@ class PlacementEdgeMiddleware:
             request_scope.reset(scope)
         response = self._finish(request, response)
         metrics.observe_request(request, response, time.perf_counter() - started)
+        requestlog.log_request(request, response)
         return response
 
     def _handle(self, request):
@@ -105,6 +107,7 @@ class PlacementEdgeMiddleware:
         if context is None:
             context = RequestContext()
         context.request_id = request.placement_request_id
+        context.global_request_id = request.placement_global_request_id
         request.placement_context = context
 
         content_length = request.META.get("CONTENT_LENGTH")

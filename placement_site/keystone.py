@@ -40,6 +40,7 @@ Configuration, from the environment:
 """
 import os
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 # The environ key auth_token-checked requests carry; the edge trusts
@@ -73,8 +74,17 @@ _DEFAULTS = {
 
 
 def middleware_conf(environ=None):
-    """auth_token's configuration dict, from ``PLACEMENT_KEYSTONE_*``."""
+    """auth_token's configuration dict, from ``PLACEMENT_KEYSTONE_*``; when
+    none is set and a placement.conf was read (or ``OS_KEYSTONE_AUTHTOKEN__*``
+    is set), auth_token reads its own ``[keystone_authtoken]`` group from the
+    service's oslo.config object, as in upstream's deployments."""
     environ = os.environ if environ is None else environ
+    if not any(environ.get(name) for name in _ENV_TO_OPTION) and (
+        getattr(settings, "PLACEMENT_CONFIG_FILES", None)
+        or any(name.startswith("OS_KEYSTONE_AUTHTOKEN__") for name in environ)
+    ):
+        return {"oslo_config_config": settings.PLACEMENT_OSLO_CONF,
+                "delay_auth_decision": "false"}
     conf = dict(_DEFAULTS)
     for name, option in _ENV_TO_OPTION.items():
         value = environ.get(name)

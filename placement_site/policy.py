@@ -20,12 +20,16 @@ denial raises ``errors.Forbidden`` (403, "Policy does not allow <rule> to be
 performed.").
 """
 import copy
+import logging
 import os
 import threading
+
+import yaml
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from oslo_config import cfg
+from oslo_policy import _checks, _parser
 from oslo_policy import policy as oslo_policy
 
 from placement_site import errors, policies
@@ -45,13 +49,55 @@ def _settings_key():
     )
 
 
+class PolicyFileError(ImproperlyConfigured):
+    """The operator's policy file cannot be used (one line, for commands)."""
+
+
+def _denies_by_mistake(check_str):
+    # oslo.policy turns a check string it cannot parse into deny-all and only
+    # logs it; "!" is the one string that means deny-all on purpose.
+    if check_str.strip() == "!":
+        return False
+    logger = logging.getLogger("oslo_policy._parser")
+    previous, logger.disabled = logger.disabled, True
+    try:
+        return isinstance(_parser.parse_rule(check_str), _checks.FalseCheck)
+    finally:
+        logger.disabled = previous
+
+
+def validate_policy_file(policy_file):
+    """Raise PolicyFileError unless the file is a YAML/JSON mapping of rule
+    names to check strings that all parse."""
+    try:
+        with open(policy_file, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except FileNotFoundError:
+        raise PolicyFileError(f"policy file {policy_file}: no such file")
+    except OSError as exc:
+        raise PolicyFileError(f"policy file {policy_file} cannot be read: {exc.strerror}")
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where else ""
+        raise PolicyFileError(f"policy file {policy_file} is not valid YAML{line}")
+    if data is None:
+        return
+    if not isinstance(data, dict):
+        raise PolicyFileError(f"policy file {policy_file} is not a mapping of rule: check string")
+    for name, check_str in data.items():
+        if not isinstance(check_str, str):
+            raise PolicyFileError(
+                f"policy file {policy_file}: rule {name!r} must be a check string")
+        if _denies_by_mistake(check_str):
+            raise PolicyFileError(
+                f"policy file {policy_file}: rule {name!r} has a check string that "
+                f"does not parse: {check_str!r}")
+
+
 def _build_enforcer(policy_file, enforce_new_defaults, enforce_scope):
     if policy_file:
         policy_file = os.path.abspath(policy_file)
-        if not os.path.isfile(policy_file):
-            raise ImproperlyConfigured(
-                f"PLACEMENT_POLICY_FILE={policy_file!r}: no such file"
-            )
+        validate_policy_file(policy_file)
     conf = cfg.ConfigOpts()
     # A private, empty configuration: nothing is read from /etc or argv.
     conf([], project="placement", default_config_files=[], default_config_dirs=[])

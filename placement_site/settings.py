@@ -4,25 +4,13 @@ Everything an operator sets comes from environment variables; the names are
 a contract with the tools in ../shared (see DESIGN.md section 5).
 """
 import os
+import sys
 from pathlib import Path
 
+from placement_site import config
 from placement_site.database import database_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name, default=False):
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
-
-
-def env_int(name, default):
-    value = os.environ.get(name)
-    if value is None or value.strip() == "":
-        return default
-    return int(value)
 
 
 def env_list(name):
@@ -30,11 +18,42 @@ def env_list(name):
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-SECRET_KEY = os.environ.get(
-    "PLACEMENT_SECRET_KEY", "placement-insecure-development-key-change-me"
-)
-DEBUG = env_bool("PLACEMENT_DEBUG", False)
+# Every operator setting, checked: a bad value stops start-up (and every
+# manage.py command) with one line naming the setting and what it accepts.
+try:
+    _CONFIG, PLACEMENT_OSLO_CONF = config.load()
+except config.ConfigError as exc:
+    raise SystemExit(f"placement: {exc}")
+
+DEVELOPMENT_SECRET_KEY = "placement-insecure-development-key-change-me"
+SECRET_KEY = os.environ.get("PLACEMENT_SECRET_KEY") or DEVELOPMENT_SECRET_KEY
+DEBUG = _CONFIG["DEBUG"]
 ALLOWED_HOSTS = env_list("PLACEMENT_ALLOWED_HOSTS") or ["*"]
+
+# An operator who names the service's hosts is deploying it for real: the
+# console's sessions must not be signed with a key everyone can read.  The
+# development tools (make run, tests, conformance) set no hosts and start.
+if (
+    SECRET_KEY == DEVELOPMENT_SECRET_KEY
+    and not DEBUG
+    and env_list("PLACEMENT_ALLOWED_HOSTS")
+    and not _CONFIG["PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY"]
+):
+    raise SystemExit(
+        "placement: PLACEMENT_SECRET_KEY is not set (the development key would sign console "
+        "sessions); set it, or PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY=true to accept the risk"
+    )
+
+# Behind a TLS-terminating proxy (README "Production web settings").
+CSRF_TRUSTED_ORIGINS = env_list("PLACEMENT_CSRF_TRUSTED_ORIGINS")
+if _CONFIG["PLACEMENT_SECURE_PROXY_SSL_HEADER"]:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _CONFIG["PLACEMENT_SECURE_COOKIES"]
+SECURE_SSL_REDIRECT = _CONFIG["PLACEMENT_SSL_REDIRECT"]
+SECURE_HSTS_SECONDS = _CONFIG["PLACEMENT_HSTS_SECONDS"]
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _CONFIG["PLACEMENT_HSTS_INCLUDE_SUBDOMAINS"]
+SECURE_HSTS_PRELOAD = _CONFIG["PLACEMENT_HSTS_PRELOAD"]
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -66,12 +85,16 @@ MIDDLEWARE = [
     # /console/, /static/, /api/).
     "placement_site.edge.PlacementEdgeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files (WhiteNoise), before sessions and auth: no database work.
+    "placement_site.staticfiles.PlacementStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
+if _CONFIG["PLACEMENT_CLICKJACKING_PROTECTION"]:
+    MIDDLEWARE.append("django.middleware.clickjacking.XFrameOptionsMiddleware")
 
 # Placement URLs never get a trailing slash appended.
 APPEND_SLASH = False
@@ -82,7 +105,8 @@ WSGI_APPLICATION = "placement_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # The source tree's templates, or where `pip install .` puts them.
+        "DIRS": [BASE_DIR / "templates", Path(sys.prefix) / "share" / "placement" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -94,8 +118,14 @@ TEMPLATES = [
     },
 ]
 
-DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
-_db = database_settings(DATABASE_URL, conn_max_age=env_int("PLACEMENT_DB_CONN_MAX_AGE", 60))
+# DATABASE_URL wins over [placement_database] connection (and its
+# OS_PLACEMENT_DATABASE__CONNECTION override).
+DATABASE_URL = (
+    os.environ.get("DATABASE_URL")
+    or _CONFIG["DATABASE_CONNECTION"]
+    or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+)
+_db = database_settings(DATABASE_URL, conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"])
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -106,13 +136,25 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "static_collected"
+# WhiteNoise: `collectstatic` writes compressed copies (gzip, brotli when
+# installed) to STATIC_ROOT; without it files are served from the apps.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_MAX_AGE = 3600
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("PLACEMENT_LOG_LEVEL", "INFO")},
-    "loggers": {"django.request": {"level": "ERROR"}},
+    "root": {"handlers": ["console"], "level": _CONFIG["PLACEMENT_LOG_LEVEL"]},
+    "loggers": {
+        "django.request": {"level": "ERROR"},
+        # One line per API request (placement_site/requestlog.py).
+        "placement.requestlog": {"level": _CONFIG["PLACEMENT_REQUEST_LOG_LEVEL"]},
+    },
 }
 
 REST_FRAMEWORK = {
@@ -145,28 +187,21 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Placement configuration (DESIGN.md section 5) -------------------------
-PLACEMENT_AUTH_STRATEGY = os.environ.get("PLACEMENT_AUTH_STRATEGY", "keystone")
-PLACEMENT_ENFORCE_NEW_DEFAULTS = env_bool("PLACEMENT_ENFORCE_NEW_DEFAULTS", True)
-PLACEMENT_ENFORCE_SCOPE = env_bool("PLACEMENT_ENFORCE_SCOPE", True)
-PLACEMENT_POLICY_FILE = os.environ.get("PLACEMENT_POLICY_FILE") or None
-PLACEMENT_CORS_ALLOWED_ORIGINS = env_list("PLACEMENT_CORS_ALLOWED_ORIGINS")
-PLACEMENT_CORS_ALLOW_HEADERS = env_list("PLACEMENT_CORS_ALLOW_HEADERS")
-PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = env_bool(
-    "PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES", False
-)
-PLACEMENT_MAX_ALLOCATION_CANDIDATES = env_int("PLACEMENT_MAX_ALLOCATION_CANDIDATES", -1)
-PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = os.environ.get(
-    "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY", "depth-first"
-)
-PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = env_int(
-    "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", 10
-)
-PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = os.environ.get(
-    "PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID", "00000000-0000-0000-0000-000000000000"
-)
-PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = os.environ.get(
-    "PLACEMENT_INCOMPLETE_CONSUMER_USER_ID", "00000000-0000-0000-0000-000000000000"
-)
+# Each from PLACEMENT_*, else OS_<GROUP>__<OPTION>, else placement.conf
+# (placement_site/config.py; README "Configuration").
+PLACEMENT_AUTH_STRATEGY = _CONFIG["PLACEMENT_AUTH_STRATEGY"]
+PLACEMENT_ENFORCE_NEW_DEFAULTS = _CONFIG["PLACEMENT_ENFORCE_NEW_DEFAULTS"]
+PLACEMENT_ENFORCE_SCOPE = _CONFIG["PLACEMENT_ENFORCE_SCOPE"]
+PLACEMENT_POLICY_FILE = _CONFIG["PLACEMENT_POLICY_FILE"]
+PLACEMENT_CORS_ALLOWED_ORIGINS = _CONFIG["PLACEMENT_CORS_ALLOWED_ORIGINS"]
+PLACEMENT_CORS_ALLOW_HEADERS = _CONFIG["PLACEMENT_CORS_ALLOW_HEADERS"]
+PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES"]
+PLACEMENT_MAX_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_MAX_ALLOCATION_CANDIDATES"]
+PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = _CONFIG["PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"]
+PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = _CONFIG["PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT"]
+PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID"]
+PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_USER_ID"]
+PLACEMENT_CONFIG_FILES = _CONFIG["CONFIG_FILES"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
 
 

@@ -7,8 +7,7 @@ paths carry no trailing slash, as upstream's; ``<str:...>`` segments are
 checked by the views (a bad uuid is a 404 with Placement's error body).
 """
 from django.contrib import admin
-from django.contrib.staticfiles.views import serve as static_serve
-from django.urls import include, path, re_path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
@@ -75,10 +74,8 @@ urlpatterns = [
         name="openapi-schema",
     ),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),
-    # Static files (Swagger UI from drf-spectacular-sidecar, admin, console)
-    # straight from the installed apps, so the pages work under gunicorn
-    # without a CDN or a separate web server.
-    re_path(r"^static/(?P<path>.+)$", static_serve, {"insecure": True}, name="static"),
+    # Static files (/static/, Swagger UI, admin, console) are answered by
+    # WhiteNoise (placement_site/staticfiles.py) before URL routing.
 ]
 
 handler404 = handlers.not_found

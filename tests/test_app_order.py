@@ -23,7 +23,9 @@ LAYER = {
 
 # The root URLconf is the project's wiring, not part of the placement_site
 # layer: the one route table imports every app's views by design.
-WIRING = {"placement_site/urls.py"}
+# The console scripts (placement-manage, placement-status) are wiring too:
+# they run every app's commands and checks.
+WIRING = {"placement_site/urls.py", "placement_site/cli.py"}
 
 # Imports that run against the order, each with its reason (at most three).
 # Empty now: every import runs with the order.

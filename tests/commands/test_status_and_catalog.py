@@ -59,11 +59,12 @@ def test_status_catalog_out_of_sync():
 def test_status_policy_file_unreadable(settings, tmp_path):
     settings.PLACEMENT_POLICY_FILE = str(tmp_path / "missing.yaml")
     code, out = run("placement_status")
-    assert code == 1 and "cannot be read" in out
+    # The service would not start with it: a failure (2), not a finding (1).
+    assert code == 2 and "no such file" in out
     bad = tmp_path / "bad.yaml"
     bad.write_text("rule: [unclosed\n")
     settings.PLACEMENT_POLICY_FILE = str(bad)
-    assert run("placement_status")[0] == 1
+    assert run("placement_status")[0] == 2
     good = tmp_path / "good.yaml"
     good.write_text('"placement:resource_providers:list": "@"\n')
     settings.PLACEMENT_POLICY_FILE = str(good)

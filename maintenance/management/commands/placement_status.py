@@ -1,5 +1,5 @@
 """manage.py placement_status: upgrade-style health checks."""
-from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
+from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from maintenance.checks import status_checks
 
 
@@ -13,7 +13,8 @@ class Command(MaintenanceCommand):
 
     def run(self, **options):
         failed = 0
-        for check in status_checks():
+        checks = status_checks()
+        for check in checks:
             mark = "OK  " if check.ok else "FAIL"
             style = self.style.SUCCESS if check.ok else self.style.ERROR
             self.stdout.write(style(f"[{mark}] {check.name}"))
@@ -21,4 +22,7 @@ class Command(MaintenanceCommand):
                 self.stdout.write(f"       {line}")
             failed += not check.ok
         self.stdout.write(f"{failed} check(s) failed" if failed else "all checks passed")
+        if any(not c.ok and c.name == "Policy file is readable" for c in checks):
+            # The service will not start with this file: an error, not a finding.
+            return EXIT_ERROR
         return EXIT_PROBLEMS if failed else EXIT_OK

@@ -13,9 +13,11 @@ That output is itself a valid policy file.
 oslopolicy-checker).
 """
 import json
+import os
+import sys
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from placement_site import policies, policy
 from placement_site.context import RequestContext
@@ -40,8 +42,19 @@ class Command(BaseCommand):
                             help="project the request is about (default: the caller's)")
 
     def handle(self, *args, **options):
-        if options["roles"] is not None:
-            return self._check(options)
+        try:
+            if options["roles"] is not None:
+                return self._check(options)
+            return self._show(options)
+        except policy.PolicyFileError as exc:
+            raise CommandError(str(exc), returncode=2)
+        except BrokenPipeError:
+            # The reader stopped (`policy_show | head`): not an error.  Point
+            # stdout at /dev/null so the interpreter's final flush is quiet.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return None
+
+    def _show(self, options):
         enforcer = policy.get_enforcer()
         out = self.stdout
         out.write("# Placement policy")

@@ -1,0 +1,176 @@
+"""The operator's settings, read and checked once at start-up.
+
+Three spellings of every setting, strongest first:
+
+1. the ``PLACEMENT_*`` variable (the contract with the shared tools, DESIGN.md
+   section 5; ``DATABASE_URL`` for the database);
+2. upstream's environment override ``OS_<GROUP>__<OPTION>``;
+3. upstream's ``placement.conf``: the files named by ``--config-file`` (the
+   command-line tools pass them on in ``PLACEMENT_CONFIG_FILES``), otherwise
+   ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (default ``/etc/placement``)
+   when it exists.
+
+oslo.config reads (2) and (3) with upstream's group and option names; the
+``PLACEMENT_*`` values are parsed by the same option types, so a bad value is
+refused the same way whichever spelling carried it.
+"""
+import os
+
+from oslo_config import cfg
+
+ZERO_UUID = "00000000-0000-0000-0000-000000000000"
+
+# (group, option, PLACEMENT_* variable or None, settings name)
+OPTIONS = [
+    ("placement_database", cfg.StrOpt("connection", secret=True), None, "DATABASE_CONNECTION"),
+    ("api", cfg.StrOpt("auth_strategy", default="keystone", choices=("keystone", "noauth2")),
+     "PLACEMENT_AUTH_STRATEGY", "PLACEMENT_AUTH_STRATEGY"),
+    ("placement", cfg.BoolOpt("randomize_allocation_candidates", default=False),
+     "PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES", "PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES"),
+    ("placement", cfg.IntOpt("max_allocation_candidates", default=-1, min=-1),
+     "PLACEMENT_MAX_ALLOCATION_CANDIDATES", "PLACEMENT_MAX_ALLOCATION_CANDIDATES"),
+    ("placement", cfg.StrOpt("allocation_candidates_generation_strategy", default="depth-first",
+                             choices=("depth-first", "breadth-first")),
+     "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY",
+     "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"),
+    ("placement", cfg.IntOpt("allocation_conflict_retry_count", default=10, min=0),
+     "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT"),
+    ("placement", cfg.StrOpt("incomplete_consumer_project_id", default=ZERO_UUID),
+     "PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID", "PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID"),
+    ("placement", cfg.StrOpt("incomplete_consumer_user_id", default=ZERO_UUID),
+     "PLACEMENT_INCOMPLETE_CONSUMER_USER_ID", "PLACEMENT_INCOMPLETE_CONSUMER_USER_ID"),
+    ("oslo_policy", cfg.BoolOpt("enforce_new_defaults", default=True),
+     "PLACEMENT_ENFORCE_NEW_DEFAULTS", "PLACEMENT_ENFORCE_NEW_DEFAULTS"),
+    ("oslo_policy", cfg.BoolOpt("enforce_scope", default=True),
+     "PLACEMENT_ENFORCE_SCOPE", "PLACEMENT_ENFORCE_SCOPE"),
+    ("oslo_policy", cfg.StrOpt("policy_file"), "PLACEMENT_POLICY_FILE", "PLACEMENT_POLICY_FILE"),
+    ("cors", cfg.ListOpt("allowed_origin", default=[]),
+     "PLACEMENT_CORS_ALLOWED_ORIGINS", "PLACEMENT_CORS_ALLOWED_ORIGINS"),
+    ("cors", cfg.ListOpt("allow_headers", default=[]),
+     "PLACEMENT_CORS_ALLOW_HEADERS", "PLACEMENT_CORS_ALLOW_HEADERS"),
+]
+
+# Settings that only have a PLACEMENT_* spelling: (variable, option, settings name).
+PLACEMENT_ONLY = [
+    ("PLACEMENT_DEBUG", cfg.BoolOpt("debug", default=False), "DEBUG"),
+    ("PLACEMENT_DB_CONN_MAX_AGE", cfg.IntOpt("db_conn_max_age", default=60, min=0),
+     "PLACEMENT_DB_CONN_MAX_AGE"),
+    ("PLACEMENT_LOG_LEVEL", cfg.StrOpt(
+        "log_level", default="INFO", ignore_case=True,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")), "PLACEMENT_LOG_LEVEL"),
+    ("PLACEMENT_SECURE_PROXY_SSL_HEADER", cfg.BoolOpt("secure_proxy_ssl_header", default=False),
+     "PLACEMENT_SECURE_PROXY_SSL_HEADER"),
+    ("PLACEMENT_SECURE_COOKIES", cfg.BoolOpt("secure_cookies", default=False),
+     "PLACEMENT_SECURE_COOKIES"),
+    ("PLACEMENT_CLICKJACKING_PROTECTION", cfg.BoolOpt("clickjacking", default=True),
+     "PLACEMENT_CLICKJACKING_PROTECTION"),
+    ("PLACEMENT_SSL_REDIRECT", cfg.BoolOpt("ssl_redirect", default=False),
+     "PLACEMENT_SSL_REDIRECT"),
+    ("PLACEMENT_HSTS_SECONDS", cfg.IntOpt("hsts_seconds", default=0, min=0),
+     "PLACEMENT_HSTS_SECONDS"),
+    ("PLACEMENT_HSTS_INCLUDE_SUBDOMAINS", cfg.BoolOpt("hsts_subdomains", default=False),
+     "PLACEMENT_HSTS_INCLUDE_SUBDOMAINS"),
+    ("PLACEMENT_HSTS_PRELOAD", cfg.BoolOpt("hsts_preload", default=False),
+     "PLACEMENT_HSTS_PRELOAD"),
+    ("PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY", cfg.BoolOpt("allow_dev_key", default=False),
+     "PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY"),
+    ("PLACEMENT_REQUEST_LOG_LEVEL", cfg.StrOpt(
+        "request_log_level", default="INFO", ignore_case=True,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")), "PLACEMENT_REQUEST_LOG_LEVEL"),
+]
+
+
+class ConfigError(ValueError):
+    """A setting has a value its option does not accept."""
+
+
+def accepted(opt):
+    """Words for what an option accepts, for the error line."""
+    if isinstance(opt, cfg.BoolOpt):
+        return "true or false (also 1/0, yes/no, on/off)"
+    if isinstance(opt, cfg.IntOpt):
+        low = opt.type.min
+        return "an integer" + (f" >= {low}" if low is not None else "")
+    choices = getattr(opt.type, "choices", None)
+    if choices:
+        return "one of " + ", ".join(str(c) for c in choices)
+    return "a string"
+
+
+def parse(opt, value, name):
+    """Parse a raw string with the option's own type, or raise ConfigError."""
+    try:
+        result = opt.type(value.strip() if isinstance(value, str) else value)
+    except (ValueError, TypeError):
+        raise ConfigError(f"invalid value {value!r} for {name}: expected {accepted(opt)}")
+    if isinstance(opt, cfg.StrOpt) and opt.type.ignore_case:
+        result = result.upper()
+    return result
+
+
+def config_files(environ):
+    """The placement.conf files to read (missing default file: none)."""
+    named = environ.get("PLACEMENT_CONFIG_FILES")
+    if named:
+        files = [f for f in named.split(os.pathsep) if f]
+        for path in files:
+            if not os.path.isfile(path):
+                raise ConfigError(f"configuration file {path} does not exist")
+        return files
+    config_dir = environ.get("OS_PLACEMENT_CONFIG_DIR") or "/etc/placement"
+    path = os.path.join(config_dir, "placement.conf")
+    return [path] if os.path.isfile(path) else []
+
+
+def build_conf(files, use_env):
+    """A ConfigOpts with upstream's options registered, files parsed.
+
+    With ``use_env`` oslo.config also honours ``OS_<GROUP>__<OPTION>`` for
+    options registered later (keystonemiddleware's ``[keystone_authtoken]``);
+    load() reads the variables of its own options from the environ it is given.
+    """
+    conf = cfg.ConfigOpts()
+    for group, opt, _variable, _name in OPTIONS:
+        conf.register_opt(opt, group=group)
+    try:
+        conf(args=[], project="placement", default_config_files=files,
+             default_config_dirs=[], validate_default_values=True,
+             use_env=use_env)
+    except cfg.Error as exc:
+        raise ConfigError(f"cannot read configuration: {exc}".splitlines()[0])
+    return conf
+
+
+def load(environ=None):
+    """Return ``(values, conf)``: settings names to checked values, and the
+    oslo ConfigOpts (for keystonemiddleware's ``[keystone_authtoken]``).
+    Raise ConfigError on the first bad value."""
+    environ = os.environ if environ is None else environ
+    files = config_files(environ)
+    conf = build_conf(files, use_env=environ is os.environ)
+    values = {}
+    for group, opt, variable, name in OPTIONS:
+        raw = environ.get(variable) if variable else None
+        if raw is not None and raw.strip() != "":
+            values[name] = parse(opt, raw, variable)
+            continue
+        spelling = f"OS_{group.upper()}__{opt.dest.upper()}"
+        raw = environ.get(spelling)
+        if raw is not None:
+            values[name] = parse(opt, raw, spelling)
+            continue
+        try:
+            values[name] = getattr(getattr(conf, group), opt.dest)
+        except (ValueError, cfg.Error) as exc:
+            raise ConfigError(
+                f"invalid value for [{group}] {opt.dest}: "
+                f"expected {accepted(opt)}"
+            ) from exc
+    for variable, opt, name in PLACEMENT_ONLY:
+        raw = environ.get(variable)
+        if raw is None or raw.strip() == "":
+            values[name] = opt.default
+        else:
+            values[name] = parse(opt, raw, variable)
+    values["CONFIG_FILES"] = files
+    return values, conf
