@@ -77,6 +77,20 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_REQUEST_LOG_LEVEL", cfg.StrOpt(
         "request_log_level", default="INFO", ignore_case=True,
         choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")), "PLACEMENT_REQUEST_LOG_LEVEL"),
+    # Observability: allocation history, /metrics, usage snapshots.
+    ("PLACEMENT_ALLOCATION_HISTORY", cfg.BoolOpt("allocation_history", default=True),
+     "PLACEMENT_ALLOCATION_HISTORY"),
+    ("PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS",
+     cfg.IntOpt("allocation_history_retention_days", default=90, min=0),
+     "PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS"),
+    ("PLACEMENT_METRICS_CACHE_SECONDS", cfg.IntOpt("metrics_cache_seconds", default=30, min=0),
+     "PLACEMENT_METRICS_CACHE_SECONDS"),
+    ("PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS",
+     cfg.IntOpt("usage_snapshot_interval_seconds", default=300, min=0),
+     "PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS"),
+    ("PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS",
+     cfg.IntOpt("usage_snapshot_retention_days", default=30, min=0),
+     "PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS"),
 ]
 
 

@@ -206,48 +206,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
 
 
 # --- Observability (health, allocation history, metrics, usage snapshots) --
-# Parsed strictly: a value that is not understood stops start-up.
-def _observe_bool(name, default):
-    value = os.environ.get(name, "").strip().lower()
-    if not value:
-        return default
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    from django.core.exceptions import ImproperlyConfigured
-
-    raise ImproperlyConfigured(f"{name}={value!r}: expected true/false (1/0, yes/no, on/off)")
-
-
-def _observe_int(name, default, minimum=0):
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        number = None
-    if number is None or number < minimum:
-        from django.core.exceptions import ImproperlyConfigured
-
-        raise ImproperlyConfigured(f"{name}={value!r}: expected an integer >= {minimum}")
-    return number
-
-
 # Record every allocation change (allocations.history).
-PLACEMENT_ALLOCATION_HISTORY = _observe_bool("PLACEMENT_ALLOCATION_HISTORY", True)
+PLACEMENT_ALLOCATION_HISTORY = _CONFIG["PLACEMENT_ALLOCATION_HISTORY"]
 # prune_allocation_history drops records older than this many days; 0 keeps all.
-PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS = _observe_int(
-    "PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS", 90
-)
+PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS = _CONFIG["PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS"]
 # /metrics keeps its capacity figures this many seconds per process.
-PLACEMENT_METRICS_CACHE_SECONDS = _observe_int("PLACEMENT_METRICS_CACHE_SECONDS", 30)
+PLACEMENT_METRICS_CACHE_SECONDS = _CONFIG["PLACEMENT_METRICS_CACHE_SECONDS"]
 # take_usage_snapshot: skip a run sooner than this after the last one (0: never skip).
-PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS = _observe_int(
-    "PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS", 300
-)
+PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS = _CONFIG["PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS"]
 # take_usage_snapshot drops snapshots older than this many days; 0 keeps all.
-PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS = _observe_int(
-    "PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS", 30
-)
+PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS = _CONFIG["PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS"]

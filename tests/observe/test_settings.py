@@ -1,4 +1,5 @@
-"""The observability settings are parsed strictly: a bad value stops start-up."""
+"""The observability settings are parsed strictly, like every other: a bad
+value stops start-up with one line naming it."""
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 @pytest.mark.parametrize("name,value,message", [
-    ("PLACEMENT_ALLOCATION_HISTORY", "maybe", "expected true/false"),
+    ("PLACEMENT_ALLOCATION_HISTORY", "maybe", "expected true or false"),
     ("PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS", "-1", "expected an integer >= 0"),
     ("PLACEMENT_METRICS_CACHE_SECONDS", "ten", "expected an integer >= 0"),
     ("PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS", "1.5", "expected an integer >= 0"),
@@ -22,7 +23,7 @@ def test_bad_value_stops_start_up(name, value, message):
         cwd=ROOT, env=env, capture_output=True, text=True,
     )
     assert result.returncode != 0
-    assert "ImproperlyConfigured" in result.stderr
+    assert "Traceback" not in result.stderr
     assert name in result.stderr and message in result.stderr
 
 
