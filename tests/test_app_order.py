@@ -25,7 +25,7 @@ LAYER = {
 # layer: the one route table imports every app's views by design.
 # The console scripts (placement-manage, placement-status) are wiring too:
 # they run every app's commands and checks.
-WIRING = {"placement_site/urls.py", "placement_site/cli.py"}
+WIRING = {"placement_site/urls.py"}
 
 # Imports that run against the order, each with its reason (at most three).
 # Empty now: every import runs with the order.

@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from placement_site import cli, policy
+from maintenance import cli
+from placement_site import policy
 from providers.models import ResourceProvider
 
 
