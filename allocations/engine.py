@@ -57,7 +57,7 @@ class AllocationRequest:
 @dataclass
 class ProviderSummary:
     uuid: str
-    resources: dict  # class name -> (capacity, used)
+    resources: dict  # class name -> {"capacity": int, "used": int}
     traits: list  # names, by trait id ([] unless the request's version shows them)
     parent_uuid: str | None
     root_uuid: str
@@ -425,7 +425,11 @@ def _summaries(ctx: SearchContext, found: list) -> list:
     resources = {pid: {} for pid in ids}
     for pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(ids):
         if all_classes or rc in requested:
-            resources[pid][name] = (capacity_of(total, reserved, ratio), int(used_now))
+            # Kept in the shape the answer shows, so the renderer need not
+            # copy 7000 of these for a large nested answer.
+            resources[pid][name] = {
+                "capacity": capacity_of(total, reserved, ratio), "used": int(used_now)
+            }
     names = {}
     if version >= (1, 17):
         wanted = {t for pid in ids for t in ctx.providers[pid].traits}

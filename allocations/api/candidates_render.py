@@ -31,12 +31,7 @@ def _allocation_request(request: AllocationRequest, version) -> dict:
 
 
 def _summary(summary: ProviderSummary, version) -> dict:
-    entry = {
-        "resources": {
-            name: {"capacity": capacity, "used": used}
-            for name, (capacity, used) in summary.resources.items()
-        }
-    }
+    entry = {"resources": summary.resources}
     if version >= (1, 17):
         entry["traits"] = summary.traits
     if version >= (1, 29):
