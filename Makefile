@@ -29,6 +29,19 @@ run: venv
 		$(VENV)/bin/gunicorn placement_site.wsgi:application -c placement_site/gunicorn_hooks.py \
 		-b $(HOST):$(PORT) -w 2 --access-logfile -
 
+# A first look: a small realistic cloud in demo.sqlite3 (fresh each time),
+# a console login printed, then the server (http://127.0.0.1:8000/console/).
+DEMO_DB := $(CURDIR)/demo.sqlite3
+.PHONY: demo
+demo: venv
+	rm -f $(DEMO_DB)
+	DATABASE_URL=sqlite:///$(DEMO_DB) $(VENV)/bin/python manage.py migrate --noinput -v0
+	DATABASE_URL=sqlite:///$(DEMO_DB) $(VENV)/bin/python manage.py demo_cloud
+	@echo "== console: http://$(HOST):$(PORT)/console/ (log in with the line above)"
+	DATABASE_URL=sqlite:///$(DEMO_DB) PLACEMENT_AUTH_STRATEGY=noauth2 \
+		PLACEMENT_FLAVORS="m1.small=VCPU:1,MEMORY_MB:2048,DISK_GB:20; m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80" \
+		$(VENV)/bin/gunicorn placement_site.wsgi:application -b $(HOST):$(PORT) -w 2
+
 # The whole suite on SQLite, then once per URL in PLACEMENT_TEST_DATABASE_URL
 # (a space-separated list: postgres://... and/or mysql://...; CI sets it), e.g.
 #   PLACEMENT_TEST_DATABASE_URL="postgres://root@127.0.0.1:5432/placement \
@@ -69,6 +82,14 @@ test-keystone: venv
 test-clients: venv
 	env -u DATABASE_URL PLACEMENT_CLIENTS_TEST=1 $(VENV)/bin/python -m pytest tests/clients -m clients -s
 
+# Schemathesis (requirements-fuzz.txt, a virtualenv cached under
+# ~/.cache/placement-fuzz) with every check over the OpenAPI document, against
+# this service behind a real Keystone (tests/fuzz). A few minutes; set
+# PLACEMENT_FUZZ_EXAMPLES for more cases per operation. Not part of `make test`.
+.PHONY: test-fuzz
+test-fuzz: venv
+	env -u DATABASE_URL PLACEMENT_FUZZ_TEST=1 $(VENV)/bin/python -m pytest tests/fuzz -m fuzz -s
+
 # Browser tests of the operator console: Debian's chromium + Playwright
 # (no browser download). Screenshots land in tests/browser/screenshots/.
 test-browser: venv
@@ -83,6 +104,15 @@ bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
 	$(VENV)/bin/python benchmarks/console_pages.py
 	$(VENV)/bin/python benchmarks/claim_history.py
+
+# Soak (a benchmark, not part of `make test`): two gunicorn servers on one
+# fresh database, 16 clients, 10,000 claims/moves/deletions, then the
+# capacity, usage and stored-as-acknowledged checks (benchmarks/soak.py).
+# SOAK_DB is a server URL without a database, e.g. mysql://root@127.0.0.1:3306.
+SOAK_DB ?= postgres://root@127.0.0.1:5432
+.PHONY: soak
+soak: venv
+	$(VENV)/bin/python benchmarks/soak.py --db $(SOAK_DB)
 
 # The same perfload scenarios on MariaDB/MySQL (BENCH_MYSQL_URL, a server
 # URL without a database; the bench creates and drops its own).

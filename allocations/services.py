@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Sum
+from django.utils import timezone
 
 from allocations import history
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
@@ -242,29 +243,52 @@ def _ensure_references(requests: list[ConsumerAllocations]):
 def _lock_consumers(requests, projects, users, types) -> dict[str, tuple[Consumer, bool]]:
     """Lock (or create) every consumer of the write, in uuid order.
 
-    Returns {uuid: (consumer, existed_before)}.
+    Returns {uuid: (consumer, existed_before)}. One locking read for all of
+    them and one insert for the new ones, so a write naming a thousand
+    consumers costs two queries here, not two thousand.
     """
-    locked = {}
-    for req in sorted(requests, key=lambda r: r.uuid):
-        consumer = Consumer.objects.select_for_update().filter(uuid=req.uuid).first()
-        existed = consumer is not None
-        if consumer is None:
-            project = projects[req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID]
-            user = users[req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID]
-            ctype = types.get(req.consumer_type) if req.consumer_type else None
-            try:
-                with transaction.atomic():
-                    consumer = Consumer.objects.create(
-                        uuid=req.uuid, project=project, user=user, consumer_type=ctype,
-                        generation=0,
-                    )
-            except IntegrityError:
-                # A concurrent writer created it; wait for and lock its row.
-                consumer = Consumer.objects.select_for_update().filter(uuid=req.uuid).first()
-                if consumer is None:
-                    raise _LostRace(f"consumer {req.uuid} appeared and vanished")
-                existed = True
-        locked[req.uuid] = (consumer, existed)
+    ordered = sorted(requests, key=lambda r: r.uuid)
+    locked = {
+        c.uuid: (c, True)
+        for c in Consumer.objects.select_for_update()
+        .filter(uuid__in=[r.uuid for r in ordered]).order_by("uuid")
+    }
+    missing = [r for r in ordered if r.uuid not in locked]
+    if not missing:
+        return locked
+
+    def new_row(req):
+        return Consumer(
+            uuid=req.uuid,
+            project=projects[req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID],
+            user=users[req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID],
+            consumer_type=types.get(req.consumer_type) if req.consumer_type else None,
+            generation=0,
+        )
+
+    try:
+        with transaction.atomic():
+            created = Consumer.objects.bulk_create([new_row(r) for r in missing])
+        if any(c.pk is None for c in created):
+            # A backend that does not return ids from a bulk insert.
+            created = list(Consumer.objects.filter(uuid__in=[r.uuid for r in missing]))
+        for consumer in created:
+            locked[consumer.uuid] = (consumer, False)
+        return locked
+    except IntegrityError:
+        pass
+    # A concurrent writer created some of them: one by one, waiting for theirs.
+    for req in missing:
+        try:
+            with transaction.atomic():
+                consumer = new_row(req)
+                consumer.save(force_insert=True)
+            locked[req.uuid] = (consumer, False)
+        except IntegrityError:
+            consumer = Consumer.objects.select_for_update().filter(uuid=req.uuid).first()
+            if consumer is None:
+                raise _LostRace(f"consumer {req.uuid} appeared and vanished")
+            locked[req.uuid] = (consumer, True)
     return locked
 
 
@@ -429,7 +453,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
         for pk in receiving:
             locked_providers[pk].generation += 1
 
-    emptied = []
+    emptied, bumped = [], []
     for req in requests:
         consumer, existed = consumers[req.uuid]
         if not req.allocations:
@@ -437,7 +461,15 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
             continue
         changed = _update_consumer_attributes(req, consumer, existed, projects, users, types)
         consumer.generation += 1
-        consumer.save(update_fields=["generation", "updated_at", *changed])
+        if changed:
+            consumer.save(update_fields=["generation", "updated_at", *changed])
+        else:
+            bumped.append(consumer.pk)
+    if bumped:
+        # The common case (only the generation moves): one UPDATE for all.
+        Consumer.objects.filter(pk__in=bumped).update(
+            generation=F("generation") + 1, updated_at=timezone.now()
+        )
     if emptied:
         # No allocations left: the consumer goes (as upstream), generation and all.
         Consumer.objects.filter(pk__in=emptied).delete()
@@ -461,12 +493,10 @@ def _record_history(before, new_rows, consumers, locked_providers, classes_by_id
 
 def allocations_replace(*, requests: list[ConsumerAllocations]) -> None:
     """Set (or clear, with empty allocations) the allocations of many consumers atomically."""
-    if not connection.in_atomic_block:
-        # Projects, users and consumer types are shared reference rows: make
-        # them first, each committed on its own, so the allocation
-        # transaction below only reads them (upstream does the same).
-        _resolve(requests)
-        _ensure_references(requests)
+    # New projects, users and consumer types are made inside the allocation
+    # transaction, so a refused write leaves none behind. Two writers making
+    # the same one queue on its unique key (references are taken before any
+    # provider lock, in name order, so they cannot deadlock with it).
     run_with_retries(lambda: allocations_write(requests=requests), "the allocation write")
 
 

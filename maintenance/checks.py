@@ -40,8 +40,43 @@ class Check:
     severity: str = "failure"
 
 
+SCHEMA_CHECK = "Database schema is current"
+POLICY_CHECK = "Policy file is readable"
+
+
+def _schema_problem() -> str | None:
+    """Why the data checks cannot run: no database, or migrations pending."""
+    from django.db import DatabaseError, connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    try:
+        executor = MigrationExecutor(connection)
+        pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except DatabaseError as exc:
+        return f"the database cannot be read: {str(exc).strip().splitlines()[0]}"
+    if pending:
+        return (f"{len(pending)} migration(s) not applied; run `placement-manage db sync` "
+                "(or `manage.py migrate`)")
+    return None
+
+
+def _policy_check() -> Check:
+    path = settings.PLACEMENT_POLICY_FILE
+    details = []
+    if path:
+        try:
+            policy.validate_policy_file(path)
+        except policy.PolicyFileError as exc:
+            details.append(str(exc))
+    return Check(POLICY_CHECK, not details, details)
+
+
 def status_checks() -> list[Check]:
-    checks = []
+    problem = _schema_problem()
+    if problem:
+        # The data checks would only fail on the missing tables.
+        return [Check(SCHEMA_CHECK, False, [problem]), _policy_check()]
+    checks = [Check(SCHEMA_CHECK, True, [])]
     missing_root = list(
         ResourceProvider.objects.filter(root__isnull=True).values_list("uuid", flat=True)[:50]
     )
@@ -62,15 +97,42 @@ def status_checks() -> list[Check]:
     checks.append(Check("Standard resource classes and traits are in sync", not details, details,
                         severity="warning"))
 
-    path = settings.PLACEMENT_POLICY_FILE
-    policy_details = []
-    if path:
-        try:
-            policy.validate_policy_file(path)
-        except policy.PolicyFileError as exc:
-            policy_details.append(str(exc))
-    checks.append(Check("Policy file is readable", not policy_details, policy_details))
+    broken = invalid_rows()
+    checks.append(Check("Stored rows are valid", not broken, broken))
+
+    checks.append(_policy_check())
     return checks
+
+
+# --- rows the API would never have stored -----------------------------------------
+
+
+def invalid_rows(limit: int = 50) -> list[str]:
+    """Stored rows that break the rules every API write applies (written
+    behind the API's back: an old load, a hand edit), as readable lines."""
+    from django.db.models import F, Q
+
+    from placement_site.uuids import normalize_uuid
+
+    lines = []
+    broken = Inventory.objects.filter(
+        Q(total__lt=1) | Q(reserved__lt=0) | Q(reserved__gt=F("total")) | Q(min_unit__lt=1)
+        | Q(max_unit__lt=1) | Q(min_unit__gt=F("max_unit")) | Q(step_size__lt=1)
+        | Q(allocation_ratio__lte=0)
+    ).select_related("resource_provider", "resource_class")[:limit]
+    for inv in broken:
+        lines.append(
+            f"inventory {inv.resource_class.name} of provider {inv.resource_provider.uuid}: "
+            f"total {inv.total}, reserved {inv.reserved}, min_unit {inv.min_unit}, max_unit "
+            f"{inv.max_unit}, step_size {inv.step_size}, allocation_ratio {inv.allocation_ratio}")
+    for alloc in Allocation.objects.filter(used__lt=1).select_related(
+            "consumer", "resource_provider", "resource_class")[:limit]:
+        lines.append(f"allocation of {alloc.used} {alloc.resource_class.name} by consumer "
+                     f"{alloc.consumer.uuid} on provider {alloc.resource_provider.uuid}")
+    for uuid in ResourceProvider.objects.values_list("uuid", flat=True).iterator():
+        if normalize_uuid(uuid) is None:
+            lines.append(f"provider uuid {uuid!r} is not a uuid")
+    return lines[:limit]
 
 
 # --- audit_allocations ----------------------------------------------------------

@@ -16,6 +16,7 @@ from django.db import transaction
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpError
+from maintenance.validation import MAX_SHOWN, dump_problems
 from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 
@@ -38,6 +39,17 @@ def load_data(data: dict, *, dry_run: bool = False) -> dict[str, dict[str, int]]
         raise DumpError(f"not a {DUMP_FORMAT} document")
     if data.get("version") != DUMP_VERSION:
         raise DumpError(f"unsupported dump version {data.get('version')!r}")
+    try:
+        problems = dump_problems(data)
+    except (AttributeError, KeyError, TypeError) as exc:
+        raise DumpError(f"malformed dump: {exc!r}") from exc
+    if problems:
+        shown = problems[:MAX_SHOWN]
+        more = len(problems) - len(shown)
+        raise DumpError(
+            f"refused, nothing written: {len(problems)} row(s) the API would not accept:\n  "
+            + "\n  ".join(shown) + (f"\n  ... and {more} more" if more else "")
+        )
     counts: dict[str, dict[str, int]] = {}
     try:
         with transaction.atomic():

@@ -15,6 +15,7 @@ import logging
 from email.utils import formatdate
 
 import jsonschema
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions as drf_exceptions
@@ -64,6 +65,12 @@ def exception_handler(exc, context):
         return errors.render_error(
             django_request, errors.PlacementError(str(exc.detail), status=exc.status_code)
         )
+    if isinstance(exc, RequestDataTooBig):
+        return errors.render_error(django_request, errors.RequestTooLarge(str(exc)))
+    if isinstance(exc, SuspiciousOperation):
+        # Django refusing to parse the request (too many query or form
+        # fields, and the like): the client's fault, and nothing was read.
+        return errors.render_error(django_request, errors.BadRequest(str(exc)))
     mapped = errors.for_database_error(exc)
     if mapped is not None:
         LOG.warning("%s %s: %s (%s)", request.method, request.path, mapped.status, exc)
@@ -169,8 +176,60 @@ def validate(data, schema, *, problem="JSON does not validate"):
     try:
         validator.validate(data)
     except jsonschema.ValidationError as exc:
-        raise errors.BadRequest(f"{problem}: {exc}")
+        raise errors.BadRequest(f"{problem}: {_bounded(str(exc))}")
     return data
+
+
+# The validator's message quotes the offending value; a huge one must not
+# become a huge answer (and log line).
+_MESSAGE_LIMIT = 4096
+
+
+def _bounded(message: str) -> str:
+    if len(message) <= _MESSAGE_LIMIT:
+        return message
+    cut = len(message) - _MESSAGE_LIMIT
+    return f"{message[:3072]} ...({cut} characters left out)... {message[-1024:]}"
+
+
+# No Placement body is more than six levels deep; a deeper one is refused
+# before validation, whose messages would otherwise quote it level by level.
+MAX_JSON_DEPTH = 32
+
+
+def _check_json_values(data):
+    """400 for a body too deep, or holding a string the database cannot store
+    (a NUL character, an unpaired surrogate such as "\\udc80")."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise errors.BadRequest("Malformed JSON: a string holds a NUL character.")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise errors.BadRequest(
+                    "Malformed JSON: a string holds an unpaired surrogate escape."
+                ) from None
+        elif isinstance(value, (dict, list)):
+            if depth > MAX_JSON_DEPTH:
+                raise errors.BadRequest(
+                    f"Malformed JSON: nested more than {MAX_JSON_DEPTH} levels deep."
+                )
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                stack.append((key, depth))
+                stack.append((item, depth + 1))
+
+
+def _number(text: str):
+    """A JSON number written with a fraction or exponent: an int when it is
+    whole (842445.0, 1e3), as JSON Schema 2020-12 and the OpenAPI document
+    count it, so the Draft 4 validators accept it where an integer is asked
+    for; a float otherwise."""
+    value = float(text)
+    return int(value) if value.is_integer() else value
 
 
 def json_body(request, schema=None):
@@ -178,9 +237,14 @@ def json_body(request, schema=None):
     require_json_content(request)
     raw = request.body
     try:
-        data = json.loads(raw.decode("utf-8") if raw else "")
+        data = json.loads(raw.decode("utf-8") if raw else "", parse_float=_number)
+    except RecursionError:
+        raise errors.BadRequest(
+            f"Malformed JSON: nested more than {MAX_JSON_DEPTH} levels deep."
+        ) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.BadRequest(f"Malformed JSON: {exc}")
+    _check_json_values(data)
     if schema is not None:
         validate(data, schema)
     return data

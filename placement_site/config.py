@@ -33,6 +33,11 @@ OPTIONS = [
                              choices=("depth-first", "breadth-first")),
      "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY",
      "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"),
+    # Not upstream's: bounds on the work one request may ask for.
+    ("placement", cfg.IntOpt("candidate_work_limit", default=100000, min=-1),
+     "PLACEMENT_CANDIDATE_WORK_LIMIT", "PLACEMENT_CANDIDATE_WORK_LIMIT"),
+    ("placement", cfg.IntOpt("max_consumers_per_request", default=1000, min=1),
+     "PLACEMENT_MAX_CONSUMERS_PER_REQUEST", "PLACEMENT_MAX_CONSUMERS_PER_REQUEST"),
     ("placement", cfg.IntOpt("allocation_conflict_retry_count", default=10, min=0),
      "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT"),
     ("placement", cfg.StrOpt("incomplete_consumer_project_id", default=ZERO_UUID),
@@ -55,6 +60,8 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_DEBUG", cfg.BoolOpt("debug", default=False), "DEBUG"),
     ("PLACEMENT_DB_CONN_MAX_AGE", cfg.IntOpt("db_conn_max_age", default=60, min=0),
      "PLACEMENT_DB_CONN_MAX_AGE"),
+    ("PLACEMENT_DB_STARTUP_WAIT", cfg.IntOpt("db_startup_wait", default=30, min=0),
+     "PLACEMENT_DB_STARTUP_WAIT"),
     ("PLACEMENT_LOG_LEVEL", cfg.StrOpt(
         "log_level", default="INFO", ignore_case=True,
         choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")), "PLACEMENT_LOG_LEVEL"),
@@ -77,6 +84,16 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_REQUEST_LOG_LEVEL", cfg.StrOpt(
         "request_log_level", default="INFO", ignore_case=True,
         choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")), "PLACEMENT_REQUEST_LOG_LEVEL"),
+    # Console and admin log-in throttling (console/throttle.py).
+    ("PLACEMENT_LOGIN_FAILURE_LIMIT", cfg.IntOpt("login_failure_limit", default=5, min=1),
+     "PLACEMENT_LOGIN_FAILURE_LIMIT"),
+    ("PLACEMENT_LOGIN_LOCKOUT_SECONDS", cfg.IntOpt("login_lockout_seconds", default=900, min=1),
+     "PLACEMENT_LOGIN_LOCKOUT_SECONDS"),
+    # The console's headroom: named request shapes, "NAME=CLASS:N,...; ...".
+    ("PLACEMENT_FLAVORS", cfg.StrOpt("flavors", default=""), "PLACEMENT_FLAVORS"),
+    # Benchmarks: each API answer carries its database time (X-Placement-DB-Time).
+    ("PLACEMENT_TIMING_HEADERS", cfg.BoolOpt("timing_headers", default=False),
+     "PLACEMENT_TIMING_HEADERS"),
     # Observability: allocation history, /metrics, usage snapshots.
     ("PLACEMENT_ALLOCATION_HISTORY", cfg.BoolOpt("allocation_history", default=True),
      "PLACEMENT_ALLOCATION_HISTORY"),
@@ -186,5 +203,11 @@ def load(environ=None):
             values[name] = opt.default
         else:
             values[name] = parse(opt, raw, variable)
+    from placement_site.querystring import parse_flavors
+
+    try:
+        values["PLACEMENT_FLAVORS"] = parse_flavors(values["PLACEMENT_FLAVORS"])
+    except ValueError as exc:
+        raise ConfigError(f"invalid value for PLACEMENT_FLAVORS: {exc}") from None
     values["CONFIG_FILES"] = files
     return values, conf

@@ -100,3 +100,80 @@ def dbapi_connect(url: str):
             user=cfg.get("USER") or None, password=cfg.get("PASSWORD") or "",
             database=cfg["NAME"], charset=MYSQL_CHARSET)
     raise ValueError(f"unsupported database URL scheme: {url.split(':', 1)[0]}")
+
+
+def describe(db: dict) -> str:
+    """Where a DATABASES entry points, without its password, for messages."""
+    engine = db["ENGINE"].rsplit(".", 1)[-1]
+    if engine == "sqlite3":
+        return f"sqlite {db['NAME']}"
+    host = db.get("HOST") or "localhost"
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"{engine} {host}{port}/{db['NAME']}"
+
+
+class DatabaseUnreachable(RuntimeError):
+    """The database did not answer within the start-up wait."""
+
+
+def wait_for_database(wait_seconds: int, *, log, alias="default", sleep=None):
+    """Connect before serving: a server whose database is unreachable says so
+    once a second for ``wait_seconds`` (the database may be starting with it),
+    then raises DatabaseUnreachable (the server exits non-zero) instead of answering every request with a 503.
+    Once connected, dropping the database later is a 503 per request and the
+    server recovers by itself."""
+    import time
+
+    from django.db import DatabaseError, connections
+
+    sleep = sleep or time.sleep
+    conn = connections[alias]
+    where = describe(conn.settings_dict)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            conn.ensure_connection()
+        except DatabaseError as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DatabaseUnreachable(
+                    f"placement: cannot reach the database ({where}) after {wait_seconds} s: "
+                    f"{reason}; exiting (PLACEMENT_DB_STARTUP_WAIT sets how long to wait)")
+            log.warning("placement: cannot reach the database (%s): %s; retrying for %d more s",
+                        where, reason, int(left + 0.999))
+            sleep(min(1.0, max(left, 0.01)))
+        else:
+            conn.close()
+            return
+
+
+def exit_as_first_failed_worker(status: int):
+    """Exit ``status`` from the first worker of this server, 1 from the others.
+
+    Every gunicorn worker fails to boot at the same moment. Gunicorn stops on
+    a worker's status 3, but when a second worker exits 3 while the master is
+    already stopping for the first, gunicorn dies with its own traceback
+    instead of its clean message (its stop() reaps and raises again). So only
+    the first worker of this master (an O_EXCL marker named after the
+    master's pid and start time) exits 3; the others exit 1, which gunicorn
+    logs and ignores while it stops."""
+    import os
+    import tempfile
+    import time
+
+    try:
+        with open(f"/proc/{os.getppid()}/stat") as handle:
+            started = handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        raise SystemExit(status)
+    marker = os.path.join(tempfile.gettempdir(),
+                          f"placement-startup-failed-{os.getppid()}-{started}")
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        # Not first: give the master a moment to see the first one's 3, so
+        # that it does not fork a replacement for us in between.
+        time.sleep(0.5)
+        raise SystemExit(1)
+    raise SystemExit(status)

@@ -9,19 +9,21 @@ rendered in Placement's error format (placement_site.errors).
 """
 import time
 import uuid
+from contextlib import nullcontext
 from email.utils import formatdate
 
 from django.conf import settings
 
-from placement_site import errors, metrics, microversion, request_scope, requestlog
+from placement_site import dbtiming, errors, metrics, microversion, request_scope, requestlog
+from placement_site.gcpause import collector_paused
 from placement_site.context import RequestContext
 
 # Paths served by Django itself (operator console, admin, API docs, static
 # files); the Placement edge leaves them alone.
 NON_API_PREFIXES = ("/admin/", "/console/", "/static/", "/api/", "/accounts/")
-# Operations endpoints (health probe, metrics, history): not Placement API,
-# so no microversion headers; each does its own access check.
-NON_API_PATHS = ("/healthcheck", "/metrics")
+# Operations endpoints (health probe, metrics, history, explain): not
+# Placement API, so no microversion headers; each does its own access check.
+NON_API_PATHS = ("/healthcheck", "/metrics", "/explain", "/favicon.ico")
 NON_API_PREFIXES += ("/history/",)
 
 
@@ -89,12 +91,17 @@ class PlacementEdgeMiddleware:
         request.placement_mv = None
         # The allocation history reads who is asking from here (request_scope).
         scope = request_scope.bind_request(request)
+        timing = dbtiming.timed_statements() if settings.PLACEMENT_TIMING_HEADERS else nullcontext()
         try:
-            response = self._handle(request)
+            with collector_paused(), timing as timer:
+                response = self._handle(request)
         except errors.PlacementError as exc:
             response = errors.render_error(request, exc)
+            timer = None
         finally:
             request_scope.reset(scope)
+        if timer is not None:
+            dbtiming.add_headers(response, timer)
         response = self._finish(request, response)
         metrics.observe_request(request, response, time.perf_counter() - started)
         requestlog.log_request(request, response)

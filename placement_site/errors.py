@@ -17,6 +17,7 @@ TITLES = {
     405: "Method Not Allowed",
     406: "Not Acceptable",
     409: "Conflict",
+    413: "Request Entity Too Large",
     415: "Unsupported Media Type",
     500: "Internal Server Error",
     503: "Service Unavailable",
@@ -33,6 +34,7 @@ EXPLANATIONS = {
     405: "The method {method} is not allowed for this resource.",
     406: "The resource could not be generated in a form acceptable to the client.",
     409: "There was a conflict when trying to complete your request.",
+    413: "The body of the request is larger than this server accepts.",
     415: "The request media type is not supported by this server.",
     500: "The server has either erred or is incapable of performing the "
     "requested operation.",
@@ -50,6 +52,8 @@ PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
 QUERY_DUPLICATE_KEY = "placement.query.duplicate_key"
 QUERY_BAD_VALUE = "placement.query.bad_value"
 QUERY_MISSING_VALUE = "placement.query.missing_value"
+# Not upstream's: a candidates request past [placement] candidate_work_limit.
+QUERY_TOO_MUCH_WORK = "placement.query.too_much_work"
 DATABASE_UNAVAILABLE = "placement.database_unavailable"
 
 # Seconds a client is asked to wait after a 503 (a Galera node rejoining, a
@@ -98,6 +102,10 @@ class NotAcceptable(PlacementError):
 
 class Conflict(PlacementError):
     status = 409
+
+
+class RequestTooLarge(PlacementError):
+    status = 413
 
 
 class UnsupportedMediaType(PlacementError):

@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass, field
 
 from placement_site import errors
-from placement_site.api import validate
 from placement_site.microversion import MAX_VERSION
 from placement_site.uuids import normalize_uuid
 
@@ -43,6 +42,10 @@ def last_values(query) -> dict:
 
 def validate_query(values: dict, schema: dict) -> dict:
     """400 "Invalid query string parameters: ..." unless ``values`` fit ``schema``."""
+    # Imported here: the settings reader imports this module (PLACEMENT_FLAVORS),
+    # and placement_site.api pulls in DRF, whose settings must not be read then.
+    from placement_site.api import validate
+
     return validate(values, schema, problem="Invalid query string parameters")
 
 
@@ -247,6 +250,21 @@ def parse_in_tree(value: str) -> str:
 # -- A whole allocation-candidates query ----------------------------------------
 
 
+# The largest ``limit`` taken: a machine integer on every platform, far
+# above any real answer.
+MAX_LIMIT = 2**31 - 1
+
+
+def reject_nul(query) -> None:
+    """400 when a query key or value holds a NUL character, which no name,
+    uuid or number can contain and no database text column can store."""
+    for key, values in _lists(query).items():
+        if "\x00" in key or any("\x00" in value for value in values):
+            raise errors.BadRequest(
+                f"Invalid query string parameters: {key!r} contains a NUL character"
+            )
+
+
 def _lists(query) -> dict:
     """A QueryDict or {key: [values]} as {key: [values]}, keys in query order."""
     if hasattr(query, "getlist"):
@@ -274,57 +292,44 @@ def _parse_groups(query: dict, mv) -> dict:
     return groups
 
 
-def _parse_same_subtree(values: list, groups: dict) -> list:
+def _parse_same_subtree(values: list) -> list:
+    """The suffix lists of ``same_subtree``, read (like upstream) before the groups."""
     result = []
     for value in values:
-        suffixes = value.split(",")
+        suffixes = [s.strip() for s in value.split(",")]
         if any(s == "" for s in suffixes):
             raise errors.BadRequest(
                 "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
                 code=errors.QUERY_BAD_VALUE,
             )
-        unknown = [s for s in suffixes if s not in groups]
-        if unknown:
-            known = ", ".join(sorted(g for g in groups if g))
-            raise errors.BadRequest(
-                "Real suffixes should be specified in `same_subtree`: "
-                f"{', '.join(unknown)} not found in [{known}].",
-                code=errors.QUERY_BAD_VALUE,
-            )
-        result.append(suffixes)
+        result.append(list(dict.fromkeys(suffixes)))
     return result
 
 
-def _has_filters(group: RequestGroup) -> bool:
-    return bool(
-        group.required.any_of or group.required.forbidden or group.member_of.any_of
-        or group.member_of.forbidden or group.in_tree
-    )
-
-
-def _check_resourceless_groups(groups: dict, mv, same_subtree: list) -> None:
-    """Which groups may come without resources: only named ones from 1.36."""
-    if mv >= (1, 36):
-        in_subtree = {s for suffixes in same_subtree for s in suffixes}
-        resourceless = sorted(s for s, g in groups.items() if not g.resources)
-        if "" in resourceless and _has_filters(groups[""]):
-            raise errors.BadRequest(
-                "All request groups must specify resources.", code=errors.QUERY_BAD_VALUE
-            )
-        if not any(g.resources for g in groups.values()):
-            raise errors.BadRequest(
-                "There must be at least one resources or resources[$S] parameter.",
-                code=errors.QUERY_MISSING_VALUE,
-            )
-        bad = [s for s in resourceless if s and s not in in_subtree]
-        if bad:
-            raise errors.BadRequest(
-                "Resourceless suffixed group request should be specified in `same_subtree` "
-                f"query param: bad group(s) - {bad}.",
-                code=errors.QUERY_BAD_VALUE,
-            )
-        return
-    _check_orphans(groups)
+def _check_groups_1_36(groups: dict, same_subtree: list) -> None:
+    """From 1.36 a group may come without resources (only trait, aggregate or
+    tree filters) when ``same_subtree`` names it; checked in upstream's
+    order, the unsuffixed group counted like any other."""
+    if not any(g.resources for g in groups.values()):
+        raise errors.BadRequest(
+            "There must be at least one resources or resources[$S] parameter.",
+            code=errors.QUERY_MISSING_VALUE,
+        )
+    in_subtree = {s for suffixes in same_subtree for s in suffixes}
+    bad = [s for s, g in groups.items() if not g.resources and s not in in_subtree]
+    if bad:
+        raise errors.BadRequest(
+            "Resourceless suffixed group request should be specified in `same_subtree` "
+            f"query param: bad group(s) - {bad}.",
+            code=errors.QUERY_BAD_VALUE,
+        )
+    unknown = [s for s in dict.fromkeys(s for ss in same_subtree for s in ss) if s not in groups]
+    if unknown:
+        raise errors.BadRequest(
+            "Real suffixes should be specified in `same_subtree`: "
+            f"{unknown} not found in {list(groups)}.",
+            code=errors.QUERY_BAD_VALUE,
+        )
 
 
 def _check_orphans(groups: dict) -> None:
@@ -355,14 +360,18 @@ def _check_orphans(groups: dict) -> None:
 
 
 def _check_conflicts(groups: dict) -> None:
-    for suffix, group in groups.items():
-        required = {name for s in group.required.any_of for name in s if len(s) == 1}
-        conflict = required & group.required.forbidden
-        if conflict:
-            raise errors.BadRequest(
-                "Conflicting required and forbidden traits found in the following traits "
-                f"keys: required{suffix}: ({', '.join(sorted(conflict))})"
-            )
+    """An any-of set whose every member is also forbidden can never be met."""
+    conflicts = sorted(
+        f"required{suffix}: ({', '.join(sorted(any_of))})"
+        for suffix, group in groups.items()
+        for any_of in group.required.any_of
+        if any_of and any_of <= group.required.forbidden
+    )
+    if conflicts:
+        raise errors.BadRequest(
+            "Conflicting required and forbidden traits found in the following traits "
+            f"keys: {', '.join(conflicts)}"
+        )
 
 
 def _parse_root_required(values: list, mv) -> tuple[set, set]:
@@ -393,15 +402,25 @@ def parse_candidate_request(query, mv=MAX_VERSION, *, strict: bool = True) -> Ca
     if not strict:
         mv = MAX_VERSION
     query = _lists(query)
-    groups = _parse_groups(query, mv)
+    # Request-wide parameters first, then the groups: upstream's order, so
+    # the same bad query gets the same first error.
+    root_required, root_forbidden = set(), set()
+    if mv >= (1, 35) and "root_required" in query:
+        root_required, root_forbidden = _parse_root_required(query["root_required"], mv)
     same_subtree = []
     if mv >= (1, 36) and "same_subtree" in query:
-        same_subtree = _parse_same_subtree(query["same_subtree"], groups)
-    _check_resourceless_groups(groups, mv, same_subtree)
+        same_subtree = _parse_same_subtree(query["same_subtree"])
+    groups = _parse_groups(query, mv)
+    if mv >= (1, 36):
+        _check_groups_1_36(groups, same_subtree)
+    else:
+        _check_orphans(groups)
     _check_conflicts(groups)
     request = CandidateRequest(
         groups=[groups[s] for s in sorted(groups, key=lambda s: (s != "", s))],
         same_subtree=same_subtree,
+        root_required=root_required,
+        root_forbidden=root_forbidden,
         version=mv,
     )
     if mv >= (1, 25):
@@ -416,8 +435,41 @@ def parse_candidate_request(query, mv=MAX_VERSION, *, strict: bool = True) -> Ca
             request.group_policy = "none"
     if mv >= (1, 16) and "limit" in query:
         request.limit = int(query["limit"][0])
-    if mv >= (1, 35) and "root_required" in query:
-        request.root_required, request.root_forbidden = _parse_root_required(
-            query["root_required"], mv
-        )
+        if request.limit > MAX_LIMIT:
+            raise errors.BadRequest(
+                f"Invalid query string parameters: limit must be at most {MAX_LIMIT}",
+                code=errors.QUERY_BAD_VALUE,
+            )
     return request
+
+
+# -- Named request shapes (the console's headroom) ------------------------------
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """A named unsuffixed request group, e.g. m1.large = VCPU:4,MEMORY_MB:8192."""
+
+    name: str
+    resources: dict  # class name -> amount
+
+
+def parse_flavors(text: str) -> list:
+    """``"m1.large=VCPU:4,MEMORY_MB:8192; m1.small=VCPU:1,MEMORY_MB:2048"``
+    (each may start ``resources=``) -> [Flavor]; ValueError naming the bad entry."""
+    flavors = []
+    for entry in (e.strip() for e in (text or "").split(";")):
+        if not entry:
+            continue
+        name, sep, spec = entry.partition("=")
+        name, spec = name.strip(), spec.strip().removeprefix("resources=")
+        if not sep or not name or not spec:
+            raise ValueError(f"flavor {entry!r}: expected NAME=CLASS:AMOUNT,...")
+        try:
+            resources = parse_resources(spec)
+        except errors.BadRequest as exc:
+            raise ValueError(f"flavor {name!r}: {exc.detail}") from None
+        if any(f.name == name for f in flavors):
+            raise ValueError(f"flavor {name!r} is defined twice")
+        flavors.append(Flavor(name, resources))
+    return flavors

@@ -28,6 +28,20 @@ def escape(text):
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+class EscapeControlCharacters(logging.Filter):
+    """On every handler: a message's control characters escaped, so a path
+    or name a client chose (Django's "Not Found: <path>", our error logs)
+    cannot start a forged log line. Tracebacks are added by the formatter
+    after this and keep their lines."""
+
+    def filter(self, record):
+        message = record.getMessage()
+        escaped = escape(message)
+        if escaped != message:
+            record.msg, record.args = escaped, None
+        return True
+
+
 def response_length(response):
     if getattr(response, "streaming", False):
         return response.get("Content-Length", "-")

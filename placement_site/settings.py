@@ -127,6 +127,9 @@ DATABASE_URL = (
 )
 _db = database_settings(DATABASE_URL, conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"])
 DATABASES = {"default": _db}
+# How long a starting server waits for an unreachable database before it
+# exits non-zero (placement_site.database.wait_for_database).
+PLACEMENT_DB_STARTUP_WAIT = _CONFIG["PLACEMENT_DB_STARTUP_WAIT"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"
@@ -148,7 +151,8 @@ WHITENOISE_MAX_AGE = 3600
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"escape": {"()": "placement_site.requestlog.EscapeControlCharacters"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["escape"]}},
     "root": {"handlers": ["console"], "level": _CONFIG["PLACEMENT_LOG_LEVEL"]},
     "loggers": {
         "django.request": {"level": "ERROR"},
@@ -184,6 +188,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "placement_site.openapi.postprocess",
+    ],
 }
 
 # --- Placement configuration (DESIGN.md section 5) -------------------------
@@ -199,10 +207,28 @@ PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_RANDOMIZE_ALLOCAT
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_MAX_ALLOCATION_CANDIDATES"]
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = _CONFIG["PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"]
 PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = _CONFIG["PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT"]
+# Bounds on one request's work: provider choices combined by one candidates
+# request (-1: none), consumers named by one POST /allocations.
+PLACEMENT_CANDIDATE_WORK_LIMIT = _CONFIG["PLACEMENT_CANDIDATE_WORK_LIMIT"]
+PLACEMENT_MAX_CONSUMERS_PER_REQUEST = _CONFIG["PLACEMENT_MAX_CONSUMERS_PER_REQUEST"]
 PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID"]
 PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_USER_ID"]
 PLACEMENT_CONFIG_FILES = _CONFIG["CONFIG_FILES"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
+
+
+# Failed console/admin log-ins allowed per user name and per address within
+# the lockout window (console/throttle.py).
+PLACEMENT_LOGIN_FAILURE_LIMIT = _CONFIG["PLACEMENT_LOGIN_FAILURE_LIMIT"]
+PLACEMENT_LOGIN_LOCKOUT_SECONDS = _CONFIG["PLACEMENT_LOGIN_LOCKOUT_SECONDS"]
+
+
+# Named request shapes whose headroom the console and /metrics report
+# (allocations/headroom.py): a list of placement_site.querystring.Flavor.
+PLACEMENT_FLAVORS = _CONFIG["PLACEMENT_FLAVORS"]
+
+# Benchmarks (make bench): X-Placement-DB-Time / -DB-Queries on API answers.
+PLACEMENT_TIMING_HEADERS = _CONFIG["PLACEMENT_TIMING_HEADERS"]
 
 
 # --- Observability (health, allocation history, metrics, usage snapshots) --

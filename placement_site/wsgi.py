@@ -23,6 +23,22 @@ elif settings.PLACEMENT_AUTH_STRATEGY != "noauth2":
         "use 'keystone' or 'noauth2'"
     )
 
+# Refuse to serve without a database: retry for PLACEMENT_DB_STARTUP_WAIT
+# seconds, then exit non-zero.  Exit status 3 is gunicorn's "worker failed
+# to boot", on which the whole server stops instead of re-forking workers
+# that would fail the same way.
+import logging  # noqa: E402
+import sys  # noqa: E402
+
+from placement_site import database as _database  # noqa: E402
+
+try:
+    _database.wait_for_database(settings.PLACEMENT_DB_STARTUP_WAIT,
+                                log=logging.getLogger("placement.startup"))
+except _database.DatabaseUnreachable as _exc:
+    print(_exc, file=sys.stderr, flush=True)
+    _database.exit_as_first_failed_worker(3)
+
 # Load the policy now, so that a bad PLACEMENT_POLICY_FILE stops start-up.
 from placement_site import policy as _policy  # noqa: E402
 

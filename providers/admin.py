@@ -21,6 +21,7 @@ read-only; allocations are read-only everywhere (see allocations/admin.py).
 """
 from django import forms
 from django.contrib import admin
+from django.utils.html import format_html
 
 from placement_site.admin import ReadOnlyAdmin, ServiceWritesAdmin
 from placement_site import errors
@@ -124,8 +125,9 @@ class ResourceProviderAdmin(ServiceWritesAdmin):
     form = ResourceProviderForm
     list_display = ("name", "uuid", "generation", "parent", "root")
     list_select_related = ("parent", "root")
-    search_fields = ("name", "uuid")
-    list_filter = (("parent", admin.EmptyFieldListFilter), "traits")
+    # Traits are searched, not listed as a filter: a cloud has hundreds.
+    search_fields = ("name", "uuid", "traits__name")
+    list_filter = (("parent", admin.EmptyFieldListFilter),)
     autocomplete_fields = ("parent",)
     inlines = (InventoryInline, TraitInline, AggregateInline)
     actions = None  # bulk deletes would bypass provider_delete's checks
@@ -294,11 +296,21 @@ def _changed_forms(formset):
 class InventoryAdmin(ReadOnlyAdmin):
     """Read-only list; inventories are edited on their provider's page."""
 
-    list_display = ("resource_provider", "resource_class", "total", "reserved", "allocation_ratio",
+    list_display = ("provider", "resource_class", "total", "reserved", "allocation_ratio",
                     "min_unit", "max_unit", "step_size")
     list_select_related = ("resource_provider", "resource_class")
-    search_fields = ("resource_provider__name", "resource_provider__uuid")
-    list_filter = ("resource_class",)
+
+    @admin.display(description="resource provider", ordering="resource_provider__name")
+    def provider(self, inventory):
+        # The name alone (its uuid on hover): name and uuid pushed the
+        # table past the page's width.
+        rp = inventory.resource_provider
+        return format_html('<span title="{}">{}</span>', rp.uuid, rp.name)
+
+    # Classes are searched, not listed in a sidebar: the standard ones alone
+    # are over forty, and the list squeezed the table out of the page.
+    search_fields = ("resource_provider__name", "resource_provider__uuid",
+                     "resource_class__name")
 
 
 @admin.register(Aggregate)

@@ -71,6 +71,13 @@ def _capacity_problem(spec: InventorySpec, *, reserved_may_equal_total: bool) ->
     return None
 
 
+def inventory_problem(fields: dict) -> str | None:
+    """Why one inventory record (the fields of a PUT body, already valid
+    against its JSON Schema) cannot be stored, or None; the rule every
+    inventory write applies, for writers outside the API (loads)."""
+    return _capacity_problem(InventorySpec.from_body(fields), reserved_may_equal_total=True)
+
+
 def _check_spec(provider, rc_name, spec, *, reserved_may_equal_total, action):
     problem = _capacity_problem(spec, reserved_may_equal_total=reserved_may_equal_total)
     if problem:
@@ -86,7 +93,9 @@ def _classes_by_name(names) -> dict[str, ResourceClass]:
 
 
 def _in_use_error(provider, rc_names) -> errors.Conflict:
-    listed = ", ".join(sorted(rc_names))
+    # Nova's report client recognises this text (before 1.23 there is no
+    # error code to go by): keep its words, the quotes and the class order.
+    listed = ", ".join(rc_names)
     return errors.Conflict(
         f"Inventory for '{listed}' on resource provider '{provider.uuid}' in use.",
         code=errors.INVENTORY_INUSE,
@@ -94,15 +103,16 @@ def _in_use_error(provider, rc_names) -> errors.Conflict:
 
 
 def _classes_in_use(provider, rc_ids) -> list[str]:
-    """Names of the classes among ``rc_ids`` with allocations against ``provider``."""
+    """Names of the classes among ``rc_ids`` with allocations against
+    ``provider``, in resource class id order (as upstream names them)."""
     if not rc_ids:
         return []
     rows = (
         provider.allocations.filter(resource_class_id__in=list(rc_ids))
-        .values_list("resource_class__name", flat=True)
+        .values_list("resource_class_id", "resource_class__name")
         .distinct()
     )
-    return sorted(set(rows))
+    return [name for _, name in sorted(set(rows))]
 
 
 def _warn_if_overcommitted(provider, inventories):
@@ -360,12 +370,9 @@ def inventories_delete(*, provider_uuid: str) -> ResourceProvider:
                 "resource_class_id", flat=True
             )
         )
-        if _classes_in_use(provider, rc_ids):
-            raise errors.Conflict(
-                f"Unable to delete inventory for resource provider {provider.uuid} "
-                "because the inventory is in use.",
-                code=errors.INVENTORY_INUSE,
-            )
+        busy = _classes_in_use(provider, rc_ids)
+        if busy:
+            raise _in_use_error(provider, busy)
         Inventory.objects.filter(resource_provider=provider).delete()
         bump_provider_generation(provider)
     return provider

@@ -63,6 +63,7 @@ class Inventory(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name_plural = "inventories"
         db_table = "inventories"
         ordering = ["id"]
         constraints = [

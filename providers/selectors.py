@@ -48,7 +48,10 @@ def provider_get(*, uuid, lock=False, exact=False):
     uuid as written.  ``lock=True`` takes the row with SELECT ... FOR UPDATE;
     call it inside ``transaction.atomic()``.
     """
-    key = uuid if exact else normalize_uuid(uuid)
+    canonical = normalize_uuid(uuid)
+    # Even the as-written look-up sends nothing that is not a uuid to the
+    # database (a NUL byte would be a database error, not a 404).
+    key = uuid if exact and canonical is not None else canonical
     provider = None
     if key is not None:
         rows = ResourceProvider.objects.filter(uuid=key)

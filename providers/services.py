@@ -196,18 +196,19 @@ def provider_delete(*, uuid):
             raise errors.NotFound(
                 f"No resource provider with uuid {uuid} found for delete"
             ) from None
+        # Children first, then allocations: the order upstream reports them in.
+        if ResourceProvider.objects.filter(parent_id=provider.pk).exists():
+            raise errors.Conflict(
+                f"Unable to delete parent resource provider {uuid}: It has child resource "
+                "providers.",
+                code=errors.PROVIDER_CANNOT_DELETE_PARENT,
+            )
         # Allocation.resource_provider's related name: no import of the allocations app.
         if provider.allocations.exists():
             raise errors.Conflict(
                 f"Unable to delete resource provider {uuid}: Resource provider has "
                 "allocations.",
                 code=errors.PROVIDER_IN_USE,
-            )
-        if ResourceProvider.objects.filter(parent_id=provider.pk).exists():
-            raise errors.Conflict(
-                f"Unable to delete parent resource provider {uuid}: It has child resource "
-                "providers.",
-                code=errors.PROVIDER_CANNOT_DELETE_PARENT,
             )
         ProviderAggregate.objects.filter(resource_provider_id=provider.pk).delete()
         ProviderTrait.objects.filter(resource_provider_id=provider.pk).delete()

@@ -16,6 +16,7 @@ class ResourceClass(models.Model):
 
     class Meta:
         db_table = "resource_classes"
+        verbose_name_plural = "resource classes"
         ordering = ["id"]
 
     def __str__(self):

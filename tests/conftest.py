@@ -11,6 +11,8 @@ from django.test import Client
 def _noauth2(settings):
     settings.PLACEMENT_AUTH_STRATEGY = "noauth2"
     settings.PLACEMENT_POLICY_FILE = None
+    # Log-in tests hash a password per attempt; the real hasher is slow on purpose.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 class PlacementClient:
@@ -96,6 +98,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_pg)
         elif "needs_row_locks" in item.keywords and not row_locks:
             item.add_marker(skip_locks)
+        elif "network_database" in item.keywords and not row_locks:
+            item.add_marker(pytest.mark.skip(
+                reason="SQLite is a file, with no connection to cut: needs PostgreSQL or "
+                "MariaDB/MySQL (set PLACEMENT_TEST_DATABASE_URL)"))
 
 
 def is_postgres():

@@ -6,6 +6,7 @@
 - ``GET /resource_providers/{uuid}/usages``
 - ``GET /usages`` (1.9+)
 """
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
@@ -18,6 +19,7 @@ from placement_site.api import (
     error_response,
     json_body,
     json_response,
+    validate,
     versioned,
 )
 from placement_site.policy import authorize
@@ -67,7 +69,16 @@ class AllocationsView(PlacementView):
     def post(self, request):
         authorize(request, "placement:allocations:manage")
         mv = request.placement_mv
-        data = json_body(request, schemas.post_allocations_schema(mv))
+        data = json_body(request)
+        # Counted before validation: checking 100,000 consumers against the
+        # schema would already hold the worker for seconds.
+        limit = settings.PLACEMENT_MAX_CONSUMERS_PER_REQUEST
+        if isinstance(data, dict) and len(data) > limit:
+            raise errors.BadRequest(
+                f"A request may name at most {limit} consumers; this one names {len(data)}. "
+                "Send them in several requests, or raise [placement] max_consumers_per_request."
+            )
+        validate(data, schemas.post_allocations_schema(mv))
         requests = [
             _consumer_request(_consumer_uuid(key), body, mv) for key, body in data.items()
         ]

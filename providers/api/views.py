@@ -19,7 +19,7 @@ from placement_site.api import (
     versioned,
 )
 from placement_site.policy import authorize
-from placement_site.querystring import last_values, validate_query
+from placement_site.querystring import last_values, reject_nul, validate_query
 from providers import selectors, services
 from providers.api import schemas
 from providers.filters import ResourceProviderFilterSet
@@ -120,11 +120,7 @@ def _list_filterset(request, mv):
     forms at ``mv`` and raises the first error when its ``qs`` is read.
     """
     query = request.GET
-    for key in query.keys():
-        if any("\x00" in value for value in query.getlist(key)) or "\x00" in key:
-            raise errors.BadRequest(
-                f"Invalid query string parameters: {key!r} contains a NUL character"
-            )
+    reject_nul(query)
     validate_query(last_values(query), schemas.query_schema_for(mv))
     return ResourceProviderFilterSet(query, microversion=mv)
 

@@ -71,18 +71,6 @@ def test_write_step_refuses_to_run_outside_a_transaction():
         services.allocations_write(requests=[req])
 
 
-@pytest.mark.django_db(transaction=True)
-def test_references_commit_on_their_own_outside_a_transaction(provider):
-    # Outside any transaction (the HTTP path), projects/users are created
-    # first and stay even when the allocation write fails (as upstream).
-    with pytest.raises(errors.Conflict):
-        services.allocations_set(consumer_uuid=new_uuid(),
-                                 allocations={provider.uuid: {"VCPU": 100}},
-                                 project_id="kept-project", user_id="kept-user")
-    assert Project.objects.filter(external_id="kept-project").exists()
-    assert not Consumer.objects.exists()
-
-
 def test_duplicate_consumer_in_one_write(provider):
     uuid = new_uuid()
     reqs = [services.ConsumerAllocations(uuid=uuid, allocations={provider.uuid: {"VCPU": 1}})] * 2

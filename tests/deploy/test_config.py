@@ -94,6 +94,8 @@ def test_config_files_variable_replaces_the_directory(tmp_path):
     ("PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", "-2", ">= 0"),
     ("PLACEMENT_DEBUG", "yep", "true or false"),
     ("PLACEMENT_LOG_LEVEL", "LOUD", "one of DEBUG"),
+    ("PLACEMENT_DB_STARTUP_WAIT", "-1", ">= 0"),
+    ("PLACEMENT_DB_STARTUP_WAIT", "soon", "an integer"),
 ])
 def test_bad_placement_variable_is_refused(tmp_path, variable, value, words):
     with pytest.raises(config.ConfigError) as info:

@@ -587,7 +587,7 @@ def test_writes_need_policy(api_factory):
 @pytest.mark.parametrize("raw", [
     b'{"resource_class": "VCPU", "total": 10, "allocation_ratio": NaN}',
     b'{"resource_class": "VCPU", "total": 10, "allocation_ratio": Infinity}',
-    b'{"resource_class": "VCPU", "total": 10.0}',
+    b'{"resource_class": "VCPU", "total": 10.5}',
     b'[]',
     b'null',
 ])

@@ -59,7 +59,7 @@ def test_same_subtree_names_only_known_suffixes():
     with pytest.raises(errors.BadRequest) as exc:
         parse("resources_a=VCPU:1&same_subtree=_a,_b&group_policy=none")
     assert exc.value.code == errors.QUERY_BAD_VALUE
-    assert "_b not found in [_a]" in str(exc.value)
+    assert "['_b'] not found in ['_a']" in str(exc.value)
 
 
 @pytest.mark.django_db

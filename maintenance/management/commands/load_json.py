@@ -9,6 +9,7 @@ from maintenance.loader import load_data
 
 def print_counts(cmd, counts, dry_run):
     prefix = "would load" if dry_run else "loaded"
+    cmd.report = {"dry_run": dry_run, "counts": counts}
     for kind, c in counts.items():
         cmd.stdout.write(f"{prefix} {kind}: {c['total']} ({c['created']} created, "
                          f"{c['updated']} updated)")

@@ -1,6 +1,6 @@
 """manage.py placement_status: upgrade-style health checks."""
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from maintenance.checks import status_checks
+from maintenance.checks import POLICY_CHECK, SCHEMA_CHECK, status_checks
 
 
 class Command(MaintenanceCommand):
@@ -21,8 +21,10 @@ class Command(MaintenanceCommand):
             for line in check.details:
                 self.stdout.write(f"       {line}")
             failed += not check.ok
+        self.report = {"checks": [{"name": c.name, "ok": c.ok, "severity": c.severity,
+                                   "details": c.details} for c in checks], "failed": failed}
         self.stdout.write(f"{failed} check(s) failed" if failed else "all checks passed")
-        if any(not c.ok and c.name == "Policy file is readable" for c in checks):
-            # The service will not start with this file: an error, not a finding.
+        if any(not c.ok and c.name in (SCHEMA_CHECK, POLICY_CHECK) for c in checks):
+            # The service cannot run like this: an error, not a finding.
             return EXIT_ERROR
         return EXIT_PROBLEMS if failed else EXIT_OK

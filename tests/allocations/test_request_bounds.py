@@ -1,0 +1,93 @@
+"""Bounds on one request: consumers per POST /allocations, and the provider
+choices one candidates request may combine. Past them: a clear 400, nothing
+written; up to them: the answer as before."""
+import json
+import uuid
+
+import pytest
+from django.test import override_settings
+
+from allocations.models import Allocation, Consumer
+from tests.candidates.conftest import World
+from tests.factories import InventoryFactory, ResourceProviderFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _post_body(rp, count):
+    return {
+        str(uuid.UUID(int=i + 1)): {
+            "allocations": {rp.uuid: {"resources": {"VCPU": 1}}},
+            "project_id": "p", "user_id": "u", "consumer_generation": None,
+        }
+        for i in range(count)
+    }
+
+
+@override_settings(PLACEMENT_MAX_CONSUMERS_PER_REQUEST=5)
+def test_too_many_consumers_in_one_post(api):
+    rp = ResourceProviderFactory()
+    InventoryFactory(resource_provider=rp, total=100)
+    response = api.post("/allocations", mv="1.28", json=_post_body(rp, 6))
+    assert response.status_code == 400
+    assert "at most 5 consumers; this one names 6" in response.json()["errors"][0]["detail"]
+    assert not Consumer.objects.exists()
+    assert api.post("/allocations", mv="1.28", json=_post_body(rp, 5)).status_code == 204
+    assert Allocation.objects.count() == 5
+
+
+def test_default_bound_refuses_100000_consumers_quickly(api):
+    rp = ResourceProviderFactory()
+    body = json.dumps(_post_body(rp, 100_000)).encode()
+    response = api.post("/allocations", mv="1.28", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert "at most 1000 consumers" in response.json()["errors"][0]["detail"]
+
+
+@pytest.fixture
+def wide_tree(db):
+    """A compute node with 8 NUMA cells of 8 VCPU each."""
+    w = World()
+    root = w.provider("cn")
+    for i in range(8):
+        w.provider(f"numa{i}", parent=root, inventory={"VCPU": 8})
+    return root
+
+
+def _groups(n):
+    return "&".join(f"resources{i}=VCPU:1" for i in range(1, n + 1)) + "&group_policy=none"
+
+
+def test_combinatorial_candidates_request_is_refused(api, wide_tree):
+    response = api.get(f"/allocation_candidates?{_groups(6)}", mv="1.39")
+    assert response.status_code == 400
+    error = response.json()["errors"][0]
+    assert error["code"] == "placement.query.too_much_work"
+    assert "more than 100000 provider choices" in error["detail"]
+
+
+@override_settings(PLACEMENT_CANDIDATE_WORK_LIMIT=-1)
+def test_the_bound_can_be_lifted(api, wide_tree):
+    response = api.get(f"/allocation_candidates?{_groups(3)}", mv="1.39")
+    assert response.status_code == 200
+    assert len(response.json()["allocation_requests"]) == 8 ** 3
+
+
+@override_settings(PLACEMENT_CANDIDATE_WORK_LIMIT=500)
+def test_work_within_the_bound_answers(api, wide_tree):
+    response = api.get(f"/allocation_candidates?{_groups(3)}", mv="1.39")
+    assert response.status_code == 400  # 8 + 64 + 512 placements > 500
+    small = api.get(f"/allocation_candidates?{_groups(2)}", mv="1.39")
+    assert small.status_code == 200
+    assert len(small.json()["allocation_requests"]) == 64
+
+
+@override_settings(PLACEMENT_CANDIDATE_WORK_LIMIT=10)
+def test_the_unsuffixed_group_picks_count_too(api, db):
+    w = World()
+    root = w.provider("cn")
+    for i in range(4):
+        w.provider(f"n{i}", parent=root, inventory={"VCPU": 8, "MEMORY_MB": 1024})
+    response = api.get("/allocation_candidates?resources=VCPU:1,MEMORY_MB:1", mv="1.39")
+    assert response.status_code == 400  # 4 x 4 picks
+    assert response.json()["errors"][0]["code"] == "placement.query.too_much_work"

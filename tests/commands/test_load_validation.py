@@ -1,0 +1,122 @@
+"""load_json refuses a dump with any row the API would not accept, naming
+the row and the reason, and writes nothing (the database stays identical)."""
+import copy
+import json
+
+import pytest
+
+from tests.commands.helpers import run
+from tests.commands.test_dump_load import _populate, _snapshot
+
+pytestmark = pytest.mark.django_db
+
+NOT_A_UUID = "not-a-uuid"
+
+
+def _first_inventory(dump):
+    rp = next(p for p in dump["resource_providers"] if p.get("inventories"))
+    return rp, next(iter(rp["inventories"].values()))
+
+
+def _break(kind):
+    def edit(dump):
+        rp, inv = _first_inventory(dump)
+        if kind == "negative total":
+            inv["total"] = -5
+        elif kind == "reserved above total":
+            inv["reserved"] = inv["total"] + 1
+        elif kind == "max_unit 0":
+            inv["max_unit"] = 0
+        elif kind == "negative allocation ratio":
+            inv["allocation_ratio"] = -1.0
+        elif kind == "unknown resource class":
+            rp["inventories"]["NOT_A_CLASS"] = dict(inv)
+        elif kind == "provider uuid":
+            rp["uuid"] = NOT_A_UUID
+        elif kind == "allocation amount":
+            dump["consumers"][0]["allocations"][0]["used"] = 0
+        elif kind == "consumer uuid":
+            dump["consumers"][0]["uuid"] = NOT_A_UUID
+        elif kind == "empty project":
+            dump["consumers"][0]["project"] = ""
+        elif kind == "unknown trait":
+            rp["traits"] = list(rp.get("traits", [])) + ["lower_case"]
+    return edit
+
+
+KINDS = ["negative total", "reserved above total", "max_unit 0", "negative allocation ratio",
+         "unknown resource class", "provider uuid", "allocation amount", "consumer uuid",
+         "empty project", "unknown trait"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_bad_row_refuses_the_whole_file(tmp_path, kind):
+    _populate()
+    before = _snapshot()
+    dump = copy.deepcopy(before)
+    # Something else changes too, to show nothing at all is written.
+    dump["resource_providers"][0]["name"] = "renamed-by-the-load"
+    _break(kind)(dump)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(dump))
+    code, out = run("load_json", str(path))
+    assert code == 2
+    assert "refused, nothing written" in out
+    assert _snapshot() == before
+
+
+def test_the_message_names_row_and_reason(tmp_path):
+    _populate()
+    dump = _snapshot()
+    rp, inv = _first_inventory(dump)
+    inv["reserved"] = inv["total"] + 1
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(dump))
+    code, out = run("load_json", str(path))
+    assert code == 2
+    assert f"({rp['uuid']!r}) inventory" in out
+    assert "The reserved value is greater than total." in out
+
+
+def test_a_good_dump_still_loads(tmp_path):
+    _populate()
+    dump = _snapshot()
+    path = tmp_path / "good.json"
+    path.write_text(json.dumps(dump))
+    assert run("load_json", str(path))[0] == 0
+
+
+def test_status_and_audit_flag_rows_written_behind_the_api():
+    from django.db import connection
+
+    from providers.models import Inventory
+
+    _populate()
+    inv = Inventory.objects.select_related("resource_provider").first()
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE inventories SET reserved = total + 5 WHERE id = %s", [inv.pk])
+    code, out = run("placement_status")
+    assert code == 1
+    assert "[FAIL] Stored rows are valid" in out
+    assert f"of provider {inv.resource_provider.uuid}" in out
+    code, out = run("audit_allocations")
+    assert code == 1
+    assert "stored rows the API would refuse: 1" in out
+
+
+def test_import_upstream_refuses_a_bad_row(tmp_path):
+    import sqlite3
+
+    from providers.models import ResourceProvider
+    from tests.commands import upstream_schema as up
+
+    path = tmp_path / "upstream.sqlite"
+    up.build(str(path))
+    db = sqlite3.connect(path)
+    db.execute("UPDATE inventories SET max_unit = 0")
+    db.commit()
+    db.close()
+    code, out = run("import_upstream", "--database-url", f"sqlite:///{path}")
+    assert code == 2
+    assert "refused, nothing written" in out and "max_unit" in out
+    assert not ResourceProvider.objects.exists()

@@ -1,0 +1,80 @@
+"""A loopback TCP proxy whose connections a test can cut, to play a database
+restarting: ``sever()`` drops every open connection and refuses new ones
+(connections are accepted and closed at once, as a server going down does),
+``restore()`` lets them through again."""
+import socket
+import threading
+
+
+class TCPProxy:
+    def __init__(self, target_host, target_port, listen_port=0):
+        self.target = (target_host, target_port)
+        self._listener = socket.create_server(("127.0.0.1", listen_port))
+        self.port = self._listener.getsockname()[1]
+        self._lock = threading.Lock()
+        self._open = set()
+        self._down = False
+        self._closing = False
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self._closing:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            with self._lock:
+                down = self._down
+            if down:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._open.update((client, upstream))
+                self.connections += 1
+            for src, dst in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+
+    def _pump(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            self._drop(src)
+            self._drop(dst)
+
+    def _drop(self, sock):
+        with self._lock:
+            self._open.discard(sock)
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        sock.close()
+
+    def sever(self):
+        with self._lock:
+            self._down = True
+            live = list(self._open)
+        for sock in live:
+            self._drop(sock)
+
+    def restore(self):
+        with self._lock:
+            self._down = False
+
+    def close(self):
+        self._closing = True
+        self.sever()
+        self._listener.close()
