@@ -61,6 +61,18 @@ class Problem:
     # Work done so far: how many times a group's choice was placed on the
     # partial combination (tests bound it; the benchmark reports it).
     placements: int = 0
+    # Past this many placements the walk stops with TooMuchWork (-1: never).
+    max_placements: int = -1
+
+
+class TooMuchWork(Exception):
+    """The walk went past ``Problem.max_placements``."""
+
+
+def _count_placement(problem: Problem) -> None:
+    problem.placements += 1
+    if 0 <= problem.max_placements < problem.placements:
+        raise TooMuchWork(problem.placements)
 
 
 def _same_subtree_ok(providers, ancestors):
@@ -93,7 +105,7 @@ def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> 
                 if amount > free or amount > max_unit:
                     break
             else:
-                problem.placements += 1
+                _count_placement(problem)
                 yield (choice,)
         return
     isolated_groups = problem.isolated_groups
@@ -129,7 +141,7 @@ def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> 
                     break
             if not subtree_ok:
                 continue
-            problem.placements += 1
+            _count_placement(problem)
             for provider, klass, amount in choice.allocs:
                 used[(provider, klass)] = used.get((provider, klass), 0) + amount
             if isolate and choice.providers:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from itertools import product
+from math import prod
 
 from django.conf import settings
 
@@ -121,7 +122,19 @@ def find_candidates(request: CandidateRequest) -> CandidateResult:
     ctx = _resolve(request)
     if not _load(ctx):
         return CandidateResult()
-    found = _search(ctx)
+    try:
+        found = _search(ctx)
+    except combiner.TooMuchWork:
+        # A few granular groups over a wide tree multiply into hundreds of
+        # thousands of candidates (8 groups of VCPU:1 over 8 NUMA cells:
+        # 8**8): refuse such a request before it holds a worker and its memory.
+        limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
+        raise errors.BadRequest(
+            f"The request would combine more than {limit} provider choices; narrow it "
+            "(fewer or less general request groups, group_policy=isolate, limit) or "
+            "raise [placement] candidate_work_limit.",
+            code=errors.QUERY_TOO_MUCH_WORK,
+        ) from None
     return CandidateResult(
         allocation_requests=[_allocation_request(ctx, combo) for combo in found],
         provider_summaries=_summaries(ctx, found),
@@ -296,11 +309,16 @@ def _spread_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
                     eligible.setdefault((root, rc), []).append(rp)
     classes = sorted(group.resources)
     choices_by_root = {}
+    # Every pick of one provider per class is a placement too: the same bound.
+    picks, work_limit = 0, settings.PLACEMENT_CANDIDATE_WORK_LIMIT
     for root in {p.root_id for p in ctx.providers.values()}:
         options = [eligible.get((root, rc)) for rc in classes]
         if not all(options):
             continue
         result = []
+        picks += prod(len(o) for o in options)
+        if 0 <= work_limit < picks:
+            raise combiner.TooMuchWork(picks)
         for pick in product(*options):
             used = set(pick)
             if group.required:
@@ -336,7 +354,7 @@ def _usable_roots(ctx: SearchContext, per_group: list) -> list:
     return sorted(roots)
 
 
-def _problem(ctx: SearchContext) -> combiner.Problem:
+def _problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
     """What the combiner checks a combination against, beyond its choices."""
     suffix_index = {g.spec.suffix: i for i, g in enumerate(ctx.groups)}
     ancestors = {}
@@ -355,6 +373,7 @@ def _problem(ctx: SearchContext) -> combiner.Problem:
         root_of={pid: p.root_id for pid, p in ctx.providers.items()},
         sharing=frozenset(ctx.sharing),
         nested_aware=ctx.nested_aware,
+        max_placements=max_placements,
     )
 
 
@@ -377,7 +396,7 @@ def _search(ctx: SearchContext) -> list:
         combination
         for _, combination in combiner.combine(
             trees,
-            _problem(ctx),
+            _problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
             strategy=settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY,
             cap=cap,
         )

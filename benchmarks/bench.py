@@ -13,7 +13,10 @@ nested  1000 trees of 7 providers as in ../shared/benchmarks/nested-perfload.yam
 
 Data is loaded with bulk inserts through the ORM (fast), not the API.
 For each scenario: median and p95 latency over N sequential requests, then
-requests/s at concurrency C.  Everything is bounded by timeouts; the
+requests/s at concurrency C; the time spent inside the database (the
+server's X-Placement-DB-Time, a sum of statement times) against the total;
+and the gunicorn workers' resident memory after warm-up and after every
+request, with its high-water mark.  Everything is bounded by timeouts; the
 databases are dropped and the server stopped at the end.
 
 Usage: .venv/bin/python benchmarks/bench.py [--providers 1000] [--trees 1000]
@@ -191,7 +194,9 @@ def _env(database_url):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PLACEMENT_", "OS_")) and k != "DJANGO_SETTINGS_MODULE"}
     env.update(DATABASE_URL=database_url, PLACEMENT_AUTH_STRATEGY="noauth2",
-               PLACEMENT_LOG_LEVEL="WARNING")
+               PLACEMENT_LOG_LEVEL="WARNING", PLACEMENT_REQUEST_LOG_LEVEL="WARNING",
+               # Each answer says its database time (placement_site/dbtiming.py).
+               PLACEMENT_TIMING_HEADERS="1")
     return env
 
 
@@ -204,6 +209,42 @@ def _get(url, timeout=60):
         body = response.read()
         status = response.status
     return time.perf_counter() - start, status, body
+
+
+def _timed(url, timeout=60):
+    """(seconds for the whole request, seconds inside the database, statements)."""
+    request = urllib.request.Request(url, headers={
+        "x-auth-token": "admin", "openstack-api-version": "placement latest",
+        "accept": "application/json"})
+    start = time.perf_counter()
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        response.read()
+        db_ms = float(response.headers.get("X-Placement-DB-Time", "nan"))
+        queries = int(response.headers.get("X-Placement-DB-Queries", "0"))
+    return time.perf_counter() - start, db_ms / 1000, queries
+
+
+def _workers_memory(master_pid):
+    """Per gunicorn worker: (resident MB now, high-water MB), from /proc."""
+    found = []
+    try:
+        with open(f"/proc/{master_pid}/task/{master_pid}/children") as handle:
+            children = [int(p) for p in handle.read().split()]
+    except OSError:
+        return found
+    for pid in children:
+        fields = {}
+        try:
+            with open(f"/proc/{pid}/status") as handle:
+                for line in handle:
+                    key, _, value = line.partition(":")
+                    fields[key] = value.strip()
+        except OSError:
+            continue
+        rss = int(fields.get("VmRSS", "0 kB").split()[0]) / 1024
+        hwm = int(fields.get("VmHWM", "0 kB").split()[0]) / 1024
+        found.append((round(rss, 1), round(hwm, 1)))
+    return found
 
 
 def _wait_up(base, proc, limit=60):
@@ -257,13 +298,21 @@ def run_scenario(name, args, load_args, query_template):
         summaries = len(data["provider_summaries"])
         for _ in range(2):
             _get(base + query)
-        latencies = [_get(base + query)[0] for _ in range(args.requests)]
+        warm_memory = _workers_memory(proc.pid)
+        timed = [_timed(base + query) for _ in range(args.requests)]
+        latencies = [t for t, _, _ in timed]
+        db_times = [d for _, d, _ in timed]
         started = time.perf_counter()
         with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
             results = list(pool.map(lambda _: _get(base + query)[1],
                                     range(args.concurrent_requests)))
         wall = time.perf_counter() - started
         assert all(s == 200 for s in results)
+        # Again after as many requests once more: memory that keeps growing
+        # with repeated requests would show as a second step up.
+        for _ in range(args.requests):
+            _get(base + query)
+        end_memory = _workers_memory(proc.pid)
         return {
             "scenario": name,
             "query": query,
@@ -277,6 +326,12 @@ def run_scenario(name, args, load_args, query_template):
             "concurrent_requests": args.concurrent_requests,
             "requests_per_second": round(args.concurrent_requests / wall, 1),
             "gunicorn_workers": args.workers,
+            "db_median_ms": round(statistics.median(db_times) * 1000, 1),
+            "db_share": round(sum(db_times) / sum(latencies), 2),
+            "statements": timed[-1][2],
+            "worker_rss_mb_after_warmup": max((m[0] for m in warm_memory), default=None),
+            "worker_rss_mb_at_end": max((m[0] for m in end_memory), default=None),
+            "worker_high_water_mb": max((m[1] for m in end_memory), default=None),
         }
     finally:
         if proc is not None and proc.poll() is None:
@@ -320,6 +375,14 @@ def main():
         print(f"   concurrency {report['concurrency']} x{report['concurrent_requests']} "
               f"(gunicorn -w {report['gunicorn_workers']}): "
               f"{report['requests_per_second']} requests/s")
+        total = report["median_ms"]
+        print(f"   inside the database: median {report['db_median_ms']} ms of {total} ms "
+              f"({report['statements']} statements; database share {report['db_share']:.0%}, "
+              f"total = {1 / report['db_share']:.1f}x database time)")
+        print(f"   worker memory: {report['worker_rss_mb_after_warmup']} MB after warm-up, "
+              f"{report['worker_rss_mb_at_end']} MB after "
+              f"{2 * report['requests'] + report['concurrent_requests']} more requests "
+              f"(high-water {report['worker_high_water_mb']} MB)")
     print("BENCH " + json.dumps(reports))
 
 

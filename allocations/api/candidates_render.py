@@ -8,44 +8,58 @@ them into the wire format of the request's microversion:
 - provider summaries: ``traits`` from 1.17, ``parent_provider_uuid`` and
   ``root_provider_uuid`` from 1.29 (which classes and providers they cover
   the engine decides, from the request's version).
+
+The microversion is compared once per response, not once per candidate: a
+large answer has thousands of entries and a version comparison is a Python
+call, so per-entry checks cost more than building the entry.
 """
-from allocations.engine import AllocationRequest, CandidateResult, ProviderSummary
+from allocations.engine import CandidateResult
 
 
-def _allocation_request(request: AllocationRequest, version) -> dict:
+def _allocation_requests(requests, version) -> list:
     if version < (1, 12):
-        return {
-            "allocations": [
-                {"resource_provider": {"uuid": uuid}, "resources": resources}
-                for uuid, resources in request.allocations.items()
-            ]
-        }
-    body = {
-        "allocations": {
-            uuid: {"resources": resources} for uuid, resources in request.allocations.items()
-        }
-    }
+        return [
+            {
+                "allocations": [
+                    {"resource_provider": {"uuid": uuid}, "resources": resources}
+                    for uuid, resources in r.allocations.items()
+                ]
+            }
+            for r in requests
+        ]
     if version >= (1, 34):
-        body["mappings"] = request.mappings
+        return [
+            {
+                "allocations": {
+                    uuid: {"resources": resources} for uuid, resources in r.allocations.items()
+                },
+                "mappings": r.mappings,
+            }
+            for r in requests
+        ]
+    return [
+        {"allocations": {uuid: {"resources": resources} for uuid, resources in r.allocations.items()}}
+        for r in requests
+    ]
+
+
+def _summaries(summaries, version) -> dict:
+    with_traits = version >= (1, 17)
+    with_tree = version >= (1, 29)
+    body = {}
+    for s in summaries:
+        entry = {"resources": s.resources}
+        if with_traits:
+            entry["traits"] = s.traits
+        if with_tree:
+            entry["parent_provider_uuid"] = s.parent_uuid
+            entry["root_provider_uuid"] = s.root_uuid
+        body[s.uuid] = entry
     return body
-
-
-def _summary(summary: ProviderSummary, version) -> dict:
-    entry = {"resources": summary.resources}
-    if version >= (1, 17):
-        entry["traits"] = summary.traits
-    if version >= (1, 29):
-        entry["parent_provider_uuid"] = summary.parent_uuid
-        entry["root_provider_uuid"] = summary.root_uuid
-    return entry
 
 
 def render(result: CandidateResult, version) -> dict:
     return {
-        "allocation_requests": [
-            _allocation_request(r, version) for r in result.allocation_requests
-        ],
-        "provider_summaries": {
-            s.uuid: _summary(s, version) for s in result.provider_summaries
-        },
+        "allocation_requests": _allocation_requests(result.allocation_requests, version),
+        "provider_summaries": _summaries(result.provider_summaries, version),
     }

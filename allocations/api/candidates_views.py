@@ -13,7 +13,7 @@ from allocations.api.candidates_render import render
 from placement_site import errors, metrics
 from placement_site.api import PlacementView, error_response, json_response, versioned
 from placement_site.policy import authorize
-from placement_site.querystring import parse_candidate_request
+from placement_site.querystring import parse_candidate_request, reject_nul
 
 _QUERY_DOC = [
     OpenApiParameter(name, str, description=text, required=False)
@@ -72,6 +72,7 @@ class AllocationCandidatesView(PlacementView):
     @versioned("1.10")
     def get(self, request):
         authorize(request, "placement:allocation_candidates:list")
+        reject_nul(request.GET)
         _validate_query(request.GET, self.mv)
         found = engine.find_candidates(parse_candidate_request(request.GET, self.mv))
         metrics.CANDIDATES.observe(len(found.allocation_requests))
