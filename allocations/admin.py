@@ -1,6 +1,7 @@
 """Admin for consumers and allocations: read-only (allocation writes need the
 generation and capacity checks of the services)."""
 from django.contrib import admin
+from django.utils.html import format_html
 
 from allocations.models import (
     Allocation,
@@ -40,10 +41,18 @@ class ConsumerAdmin(ReadOnlyAdmin):
 @admin.register(Allocation)
 class AllocationAdmin(ReadOnlyAdmin):
     read_only_note = ALLOCATIONS_READ_ONLY
-    list_display = ("consumer", "resource_provider", "resource_class", "used")
+    list_display = ("consumer", "provider", "resource_class", "used")
     list_select_related = ("consumer", "resource_provider", "resource_class")
-    search_fields = ("consumer__uuid", "resource_provider__name", "resource_provider__uuid")
-    list_filter = ("resource_class",)
+
+    @admin.display(description="resource provider", ordering="resource_provider__name")
+    def provider(self, allocation):
+        # The name alone (its uuid on hover), so the table fits the page.
+        rp = allocation.resource_provider
+        return format_html('<span title="{}">{}</span>', rp.uuid, rp.name)
+
+    # Classes are searched, not listed in a sidebar (over forty of them).
+    search_fields = ("consumer__uuid", "resource_provider__name", "resource_provider__uuid",
+                     "resource_class__name")
 
 
 @admin.register(Project)
@@ -69,8 +78,9 @@ class AllocationChangeAdmin(ReadOnlyAdmin):
     read_only_note = "The allocation history is append-only; prune_allocation_history trims it."
     list_display = ("created_at", "consumer_uuid", "provider_uuid", "resource_class",
                     "amount_before", "amount_after", "request_id", "source")
-    search_fields = ("consumer_uuid", "provider_uuid", "request_id", "global_request_id")
-    list_filter = ("resource_class", "source")
+    search_fields = ("consumer_uuid", "provider_uuid", "request_id", "global_request_id",
+                     "resource_class")
+    list_filter = ("source",)
 
 
 @admin.register(UsageSnapshot)
@@ -78,4 +88,3 @@ class UsageSnapshotAdmin(ReadOnlyAdmin):
     read_only_note = "Written by take_usage_snapshot; the console's Usage page charts them."
     list_display = ("taken_at", "resource_class", "aggregate_uuid", "capacity", "used")
     search_fields = ("aggregate_uuid", "resource_class")
-    list_filter = ("resource_class",)

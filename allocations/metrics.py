@@ -55,9 +55,27 @@ def cached_capacity(now=None):
         return _cache["value"]
 
 
+_headroom_cache = {"at": None, "value": None}
+
+
+def cached_headroom(now=None):
+    """allocations.headroom for the configured flavors, kept as long as the
+    capacity figures (four statements a refresh)."""
+    from allocations.headroom import headroom
+
+    now = time.monotonic() if now is None else now
+    with _lock:
+        if (_headroom_cache["at"] is None
+                or now - _headroom_cache["at"] >= settings.PLACEMENT_METRICS_CACHE_SECONDS):
+            _headroom_cache["value"] = headroom(settings.PLACEMENT_FLAVORS)
+            _headroom_cache["at"] = now
+        return _headroom_cache["value"]
+
+
 def clear_cache():
     with _lock:
         _cache["at"] = _cache["value"] = None
+        _headroom_cache["at"] = _headroom_cache["value"] = None
 
 
 class CapacityCollector:
@@ -85,3 +103,14 @@ class CapacityCollector:
         for project, consumer_type, rc, amount in by_project:
             project_used.add_metric([project, consumer_type or "", rc], amount)
         yield project_used
+        if settings.PLACEMENT_FLAVORS:
+            fits = GaugeMetricFamily(
+                "placement_headroom_instances",
+                "Instances of each configured flavor that still fit (PLACEMENT_FLAVORS), in the "
+                "whole cloud (aggregate \"\") and per aggregate.",
+                labels=["flavor", "aggregate"])
+            for flavor, counts in cached_headroom().items():
+                fits.add_metric([flavor, ""], counts["cloud"])
+                for agg, n in counts["aggregates"].items():
+                    fits.add_metric([flavor, agg], n)
+            yield fits

@@ -4,6 +4,9 @@
 - :func:`provider_allocations`: ``GET /resource_providers/{uuid}/allocations``.
 - :func:`provider_usages`: ``GET /resource_providers/{uuid}/usages``.
 - :func:`usages_by_project`: ``GET /usages`` (flat, or grouped by consumer type).
+- :func:`provider_forest`: every provider tree with inventory, usage and
+  consumer counts (``manage.py provider_tree``); it lives here, not in
+  ``providers``, because usage is allocations' to read.
 - :func:`consumers_incomplete` / :func:`consumers_empty`: what the
   maintenance commands look for (and ``services.consumers_heal`` /
   ``consumers_delete_empty`` fix).
@@ -24,7 +27,7 @@ from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
 from allocations.models import Allocation, Consumer
-from providers.models import Inventory
+from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 # Providers are stored under their canonical uuid; anything that is not a uuid
 # (a NUL byte included, which PostgreSQL text cannot hold) is a 404.
 from providers.selectors import provider_get
@@ -205,3 +208,84 @@ __all__ = [
     "provider_usages",
     "usages_by_project",
 ]
+
+
+@dataclass
+class ForestNode:
+    """One provider of :func:`provider_forest`, in depth-first order."""
+
+    uuid: str
+    name: str
+    generation: int
+    parent_uuid: str | None
+    root_uuid: str
+    depth: int
+    # class name -> total, reserved, min_unit, max_unit, step_size,
+    # allocation_ratio, capacity, used
+    inventories: dict = field(default_factory=dict)
+    traits: list = field(default_factory=list)
+    aggregates: list = field(default_factory=list)
+    consumers: int = 0
+
+
+def provider_forest(*, root_uuid: str | None = None) -> list[ForestNode]:
+    """Every provider of every tree (or of the tree holding ``root_uuid``),
+    roots by name, children by name under their parent, in six queries.
+    Raises ``errors.NotFound`` for an unknown ``root_uuid``."""
+    qs = ResourceProvider.objects.all()
+    # A filter on the tree, not an IN list of every provider (SQLite caps
+    # the parameters of one statement).
+    of_tree = {}
+    if root_uuid is not None:
+        provider = provider_get(uuid=root_uuid)
+        qs = qs.filter(root_id=provider.root_id or provider.pk)
+        of_tree = {"resource_provider__root_id": provider.root_id or provider.pk}
+    rows = list(qs.values_list("pk", "uuid", "name", "generation", "parent_id", "root_id")
+                .order_by("name"))
+    uuid_of = {r[0]: r[1] for r in rows}
+    nodes = {pk: ForestNode(uuid, name, gen, None, "", 0) for pk, uuid, name, gen, _, _ in rows}
+    used = {
+        (r["resource_provider_id"], r["resource_class__name"]): int(r["u"])
+        for r in Allocation.objects.filter(**of_tree)
+        .values("resource_provider_id", "resource_class__name").annotate(u=Sum("used")).order_by()
+    }
+    for inv in Inventory.objects.filter(**of_tree).select_related(
+            "resource_class").order_by("resource_class__name"):
+        name = inv.resource_class.name
+        nodes[inv.resource_provider_id].inventories[name] = {
+            "total": inv.total, "reserved": inv.reserved, "min_unit": inv.min_unit,
+            "max_unit": inv.max_unit, "step_size": inv.step_size,
+            "allocation_ratio": inv.allocation_ratio, "capacity": inv.capacity,
+            "used": used.pop((inv.resource_provider_id, name), 0),
+        }
+    for (pk, name), amount in sorted(used.items()):
+        # Allocations left without inventory: shown so that the leak is seen.
+        nodes[pk].inventories[name] = {"capacity": 0, "used": amount}
+    for pk, n in (Allocation.objects.filter(**of_tree)
+                  .values("resource_provider_id").annotate(n=Count("consumer_id", distinct=True))
+                  .order_by().values_list("resource_provider_id", "n")):
+        nodes[pk].consumers = n
+    for pk, trait in ProviderTrait.objects.filter(**of_tree).values_list(
+            "resource_provider_id", "trait__name").order_by("trait__name"):
+        nodes[pk].traits.append(trait)
+    for pk, agg in ProviderAggregate.objects.filter(**of_tree).values_list(
+            "resource_provider_id", "aggregate__uuid").order_by("aggregate__uuid"):
+        nodes[pk].aggregates.append(agg)
+    children = defaultdict(list)
+    roots = []
+    for pk, _, _, _, parent, _ in rows:
+        (children[parent] if parent in nodes else roots).append(pk)
+    out = []
+
+    def walk(pk, depth, root_pk):
+        node = nodes[pk]
+        node.depth = depth
+        node.root_uuid = uuid_of[root_pk]
+        out.append(node)
+        for child in children[pk]:
+            nodes[child].parent_uuid = node.uuid
+            walk(child, depth + 1, root_pk)
+
+    for pk in roots:
+        walk(pk, 0, pk)
+    return out

@@ -8,12 +8,14 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
-from django.db.models import Max, Min, Sum
+from django.db.models import Count, Max, Min, Sum
 
 from allocations.models import Allocation, Consumer
+from allocations.selectors import provider_forest
 from providers.models import (
     Aggregate,
     Inventory,
+    ProviderTrait,
     ResourceProvider,
     capacity_expression,
     capacity_of,
@@ -202,3 +204,101 @@ def consumer_allocations(consumer: Consumer):
 def usage_by_class_chart(rows: list[Capacity]):
     """Rows scaled for the horizontal bar chart of the overview."""
     return [r for r in rows if r.capacity or r.used]
+
+
+# --- the forest ---------------------------------------------------------------
+
+FOREST_TREES = 200
+
+
+@dataclasses.dataclass
+class Tree:
+    """One provider tree of the forest page: its nodes depth-first, and per
+    resource class the tree's capacity and usage summed over every node."""
+
+    root: object  # allocations.selectors.ForestNode
+    nodes: list
+    totals: dict  # class name -> {"capacity": n, "used": n}
+    consumers: int
+
+
+def _totals(nodes) -> dict:
+    totals = {}
+    for node in nodes:
+        for name, inv in node.inventories.items():
+            entry = totals.setdefault(name, {"capacity": 0, "used": 0})
+            entry["capacity"] += inv.get("capacity", 0)
+            entry["used"] += inv.get("used", 0)
+    return dict(sorted(totals.items()))
+
+
+def forest(query: str = "", limit: int = FOREST_TREES) -> tuple[list[Tree], int]:
+    """The trees whose providers' name or uuid contain ``query`` (all when
+    empty), at most ``limit`` of them, and how many matched."""
+    trees, current = [], None
+    for node in provider_forest():
+        if node.depth == 0:
+            current = [node]
+            trees.append(current)
+        else:
+            current.append(node)
+    needle = query.strip().lower()
+    if needle:
+        trees = [t for t in trees
+                 if any(needle in n.name.lower() or needle in n.uuid for n in t)]
+    shown = [
+        Tree(root=t[0], nodes=t, totals=_totals(t), consumers=sum(n.consumers for n in t))
+        for t in trees[:limit]
+    ]
+    return shown, len(trees)
+
+
+def tree_totals(provider_ids) -> dict:
+    """Capacity and usage per class summed over the given providers (a
+    tree), 2 queries."""
+    totals = {}
+    for caps in capacities(provider_ids).values():
+        for cap in caps:
+            entry = totals.setdefault(cap.resource_class, {"capacity": 0, "used": 0})
+            entry["capacity"] += cap.capacity
+            entry["used"] += cap.used
+    return dict(sorted(totals.items()))
+
+
+def trees_served(provider: ResourceProvider, traits, aggregate_ids) -> list[ResourceProvider]:
+    """For a sharing provider (``traits`` holds the sharing trait): the roots
+    of the trees in its aggregates, 1 query."""
+    if SHARING_TRAIT not in traits or not aggregate_ids:
+        return []
+    members = ResourceProvider.objects.filter(
+        provideraggregate__aggregate_id__in=list(aggregate_ids)).values("root_id")
+    return list(ResourceProvider.objects.filter(pk__in=members)
+                .exclude(pk=provider.pk).order_by("name")[:200])
+
+
+def project_totals(limit: int = 50) -> list[dict]:
+    """Per project: its consumers and the amounts it holds per class, the
+    projects holding the most allocations first (2 queries)."""
+    consumers = dict(Consumer.objects.values("project__external_id")
+                     .annotate(n=Count("id")).values_list("project__external_id", "n"))
+    totals = defaultdict(dict)
+    for project, rc, amount in (Allocation.objects
+                                .values("consumer__project__external_id", "resource_class__name")
+                                .annotate(a=Sum("used")).order_by()
+                                .values_list("consumer__project__external_id",
+                                             "resource_class__name", "a")):
+        totals[project][rc] = int(amount)
+    rows = [{"project": p, "consumers": consumers.get(p, 0), "used": dict(sorted(r.items()))}
+            for p, r in totals.items()]
+    rows.sort(key=lambda r: (-sum(r["used"].values()), r["project"]))
+    return rows[:limit]
+
+
+DISABLED_TRAIT = "COMPUTE_STATUS_DISABLED"
+
+
+def disabled_among(provider_ids) -> set[int]:
+    """Which of the providers are marked COMPUTE_STATUS_DISABLED (1 query)."""
+    return set(ProviderTrait.objects.filter(
+        resource_provider_id__in=list(provider_ids), trait__name=DISABLED_TRAIT)
+        .values_list("resource_provider_id", flat=True))

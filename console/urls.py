@@ -11,6 +11,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(next_page="console:login"), name="logout"),
     path("assets/<path:path>", views.asset, name="asset"),
     path("providers/", views.provider_list, name="providers"),
+    path("forest/", views.forest, name="forest"),
     path("providers/<str:uuid>/", views.provider_detail, name="provider"),
     path("consumers/", views.consumer_list, name="consumers"),
     path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),

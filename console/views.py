@@ -1,21 +1,26 @@
 """The operator console: read-only pages for staff users."""
+import csv
+import itertools
 import time
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.static import serve
 
-from allocations import history, snapshots
-from allocations.models import Consumer, UsageSnapshot
+from allocations import explain, history, snapshots
+from allocations.headroom import headroom
+from allocations.models import Consumer, ConsumerType, UsageSnapshot
 from console import charts
-from console import explain as explain_mod
-from console.candidates_bridge import candidates_for
 from console import selectors
+from console.throttle import ThrottledAuthenticationForm
+from placement_site import errors
 from providers.filters import ResourceProviderFilterSet
 from providers.models import ProviderAggregate, ResourceProvider
 
@@ -27,11 +32,42 @@ staff_required = user_passes_test(lambda u: u.is_active and u.is_staff, login_ur
 
 class LoginView(auth_views.LoginView):
     template_name = "console/login.html"
+    form_class = ThrottledAuthenticationForm
 
 
 def asset(request, path):
     """The console's CSS/SVG, served by the app itself (no CDN, no collectstatic needed)."""
     return serve(request, path, document_root=str(ASSETS))
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+def _csv(filename, header, rows):
+    """The whole filtered list (not one page) as CSV, streamed row by row."""
+    writer = csv.writer(_Echo())
+    lines = (writer.writerow(row) for row in itertools.chain([header], rows))
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _provider_rows(qs, batch=500):
+    """One row per provider and class (capacities read a batch at a time)."""
+    providers = qs.select_related("parent")
+    for start in itertools.count(0, batch):
+        chunk = list(providers[start:start + batch])
+        if not chunk:
+            return
+        caps = selectors.capacities(rp.pk for rp in chunk)
+        for rp in chunk:
+            parent = rp.parent.uuid if rp.parent else ""
+            for cap in caps.get(rp.pk, []) or [None]:
+                yield [rp.uuid, rp.name, parent, rp.generation,
+                       cap.resource_class if cap else "", cap.capacity if cap else "",
+                       cap.used if cap else ""]
 
 
 def _page(request, queryset):
@@ -54,6 +90,8 @@ def overview(request):
         "chart": selectors.usage_by_class_chart(totals),
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
+        "headroom": headroom(settings.PLACEMENT_FLAVORS),
+        "flavors": settings.PLACEMENT_FLAVORS,
     }
     context["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return render(request, "console/overview.html", context)
@@ -67,9 +105,14 @@ def provider_list(request):
         request.GET or None, queryset=ResourceProvider.objects.order_by("name"), lenient=True
     )
     qs = fs.qs
+    if request.GET.get("format") == "csv":
+        return _csv("providers.csv", ["uuid", "name", "parent_uuid", "generation",
+                                      "resource_class", "capacity", "used"],
+                    _provider_rows(qs))
     page = _page(request, qs.select_related("parent"))
     caps = selectors.capacities(rp.pk for rp in page)
-    rows = [(rp, caps.get(rp.pk, [])) for rp in page]
+    disabled = selectors.disabled_among(rp.pk for rp in page)
+    rows = [(rp, caps.get(rp.pk, []), rp.pk in disabled) for rp in page]
     return render(request, "console/provider_list.html", {
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
         "problems": fs.problems,
@@ -82,18 +125,33 @@ def provider_detail(request, uuid):
     aggregates = list(rp.aggregates.order_by("uuid"))
     consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
+    traits = list(rp.traits.order_by("name").values_list("name", flat=True))
     tree_aggregates = ProviderAggregate.objects.filter(
         resource_provider_id__in=[node.pk for _, node in tree]).values_list("aggregate_id", flat=True)
     return render(request, "console/provider_detail.html", {
         "rp": rp,
         "tree": tree,
+        # A root with children: what the whole tree holds (NUMA cells, NICs).
+        "tree_totals": selectors.tree_totals([node.pk for _, node in tree])
+        if len(tree) > 1 and rp.parent_id is None else {},
+        "trees_served": selectors.trees_served(rp, traits, [a.pk for a in aggregates]),
         "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
-        "traits": list(rp.traits.order_by("name").values_list("name", flat=True)),
+        "traits": traits,
         "aggregates": aggregates,
         "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
         "consumers": consumers, "consumers_truncated": truncated,
         **_history(provider=rp.uuid),
     })
+
+
+@staff_required
+def forest(request):
+    """Every provider tree at once, each node with inventory, usage and
+    consumers; a search keeps the trees holding a matching provider."""
+    q = request.GET.get("q", "").strip()
+    trees, matched = selectors.forest(q)
+    return render(request, "console/forest.html", {
+        "trees": trees, "matched": matched, "q": q, "limit": selectors.FOREST_TREES})
 
 
 @staff_required
@@ -103,8 +161,22 @@ def consumer_list(request):
         n_allocations=Count("allocations")).order_by("uuid")
     if q:
         qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q) | Q(user__external_id=q))
+    consumer_type = request.GET.get("type", "").strip()
+    if consumer_type == "unknown":
+        qs = qs.filter(consumer_type__isnull=True)
+    elif consumer_type:
+        qs = qs.filter(consumer_type__name=consumer_type)
+    if request.GET.get("format") == "csv":
+        return _csv("consumers.csv", ["uuid", "project", "user", "consumer_type", "generation",
+                                      "allocations"],
+                    ([c.uuid, c.project.external_id, c.user.external_id,
+                      c.consumer_type.name if c.consumer_type else "", c.generation,
+                      c.n_allocations] for c in qs.iterator()))
     return render(request, "console/consumer_list.html", {
-        "page": _page(request, qs), "q": q, "query": _query_without_page(request)})
+        "page": _page(request, qs), "q": q, "query": _query_without_page(request),
+        "type": consumer_type,
+        "types": list(ConsumerType.objects.order_by("name").values_list("name", flat=True)),
+        "projects": selectors.project_totals()})
 
 
 @staff_required
@@ -126,18 +198,18 @@ def _history(**which):
             "history_by": next(iter(which))}
 
 
+SHOW_REMOVED = 15
+
+
 @staff_required
 def why_no_candidates(request):
     query = request.GET.get("q", "").strip()
     context = {"q": query}
     if query:
         try:
-            parsed = explain_mod.parse_query(query)
-        except explain_mod.QueryProblem as exc:
+            context["result"] = explain.explain(explain.parse_query(query), show=SHOW_REMOVED)
+        except errors.PlacementError as exc:
             context["problem"] = str(exc)
-        else:
-            context["reports"] = explain_mod.explain(parsed)
-            context["candidates"] = candidates_for(parsed)
     return render(request, "console/why.html", context)
 
 

@@ -2,12 +2,21 @@
 
 0: all good; 1: problems found (or left); 2: the command could not run
 (bad option, unreachable database, bad file).
+
+Every command takes ``--json``: the command sets ``self.report`` (a dict)
+and the base prints it as one JSON document instead of the text lines; a
+command that has not described its result in a dict yet gets its text
+lines as ``{"lines": [...]}``.  Errors stay one line on stderr with exit
+code 2, in both modes.
 """
+import io
+import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 
 from maintenance.dump import DumpError
+from placement_site.errors import PlacementError
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 
@@ -16,16 +25,40 @@ class MaintenanceCommand(BaseCommand):
     """``run()`` returns the exit code; errors become exit code 2."""
 
     dry_run_help = None  # set to a string to add --dry-run
+    # True for commands whose --json is their own (they print the JSON).
+    own_json = False
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        if not self.own_json:
+            parser.add_argument("--json", dest="as_json", action="store_true",
+                                help="Print the result as one JSON document.")
+        return parser
 
     def add_arguments(self, parser):
         if self.dry_run_help:
             parser.add_argument("--dry-run", action="store_true", help=self.dry_run_help)
 
     def handle(self, *args, **options):
+        as_json = options.get("as_json") and not self.own_json
+        self.report = None
+        real = self.stdout
+        if as_json:
+            self.stdout = OutputWrapper(io.StringIO())
         try:
             code = self.run(**options)
         except (DumpError, OSError, ValueError) as exc:
             raise CommandError(str(exc), returncode=EXIT_ERROR)
+        except PlacementError as exc:
+            # A service refused (as the API would, with a 4xx): one line.
+            raise CommandError(str(exc.detail), returncode=EXIT_ERROR)
+        finally:
+            captured = self.stdout._out.getvalue() if as_json else ""
+            self.stdout = real
+        if as_json:
+            report = self.report if self.report is not None else {
+                "lines": captured.splitlines()}
+            real.write(json.dumps(report, indent=2, default=str))
         if code:
             sys.exit(code)
 

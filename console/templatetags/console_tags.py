@@ -38,3 +38,43 @@ def capacity_bar(cap, width=240):
 @register.filter
 def indent(depth):
     return range(depth)
+
+
+@register.filter
+def sub(a, b):
+    return (a or 0) - (b or 0)
+
+
+@register.filter
+def get(mapping, key):
+    return (mapping or {}).get(key)
+
+
+def human_amount(amount, resource_class: str) -> str:
+    """``amount`` of ``resource_class`` in the unit an operator reads: MEMORY_MB
+    and DISK_GB in GiB/TiB, bandwidth classes in Mbit/s or Gbit/s; other
+    classes as counted."""
+    if amount is None:
+        return ""
+    steps = None
+    if resource_class == "MEMORY_MB":
+        steps = [(1024 * 1024, "TiB"), (1024, "GiB"), (1, "MiB")]
+    elif resource_class == "DISK_GB":
+        steps = [(1024, "TiB"), (1, "GiB")]
+    elif resource_class.endswith("_KILOBIT_PER_SEC"):
+        steps = [(1_000_000, "Gbit/s"), (1_000, "Mbit/s"), (1, "kbit/s")]
+    if not steps:
+        return str(amount)
+    for size, unit in steps:
+        if abs(amount) >= size:
+            value = amount / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"0 {steps[-1][1]}"
+
+
+@register.simple_tag
+def amount(value, resource_class):
+    """The amount in its unit, the raw count on hover (and for sorting)."""
+    return format_html('<span class="amount" title="{raw} {rc}" data-sort="{raw}">{text}</span>',
+                       raw=value, rc=resource_class,
+                       text=human_amount(value, resource_class))

@@ -7,6 +7,7 @@ from placement_site.uuids import normalize_uuid
 
 
 class Command(MaintenanceCommand):
+    own_json = True
     help = (
         "List the recorded allocation changes (oldest first) of one consumer or one "
         "provider: class, amount before and after, request ids, caller. Exit codes: 0 done, "

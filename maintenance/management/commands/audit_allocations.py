@@ -1,53 +1,111 @@
-"""manage.py audit_allocations: find (and optionally fix) suspicious allocation data."""
+"""manage.py audit_allocations: find (and, where safe, fix) suspicious allocation data."""
+from datetime import timedelta
+
 from allocations.selectors import consumers_empty, consumers_incomplete
 from allocations.services import consumers_delete_empty
+from maintenance import audit
 from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from maintenance.checks import over_capacity
+from maintenance.checks import invalid_rows, over_capacity
 
 
 class Command(MaintenanceCommand):
     help = (
-        "Report consumers that hold no allocations, providers whose allocations exceed their "
-        "inventory (after a total/reserved/allocation-ratio change or an inventory removal), "
-        "and consumers with the incomplete project/user id. --fix deletes the empty consumers "
-        "(the only fix that is always safe). Exit codes: 0 nothing found (or all fixed), "
+        "Report consumers that hold no allocations; providers whose allocations exceed their "
+        "inventory (after a total/reserved/allocation-ratio change); allocations of a class "
+        "their provider has no inventory of; consumers whose allocations span two or more "
+        "provider trees (evacuation or migration residue); MIGRATION consumers older than "
+        "--migration-age-hours; COMPUTE_STATUS_DISABLED providers still holding consumers; "
+        "consumers with the incomplete project/user id. --fix does only what is safe: deletes "
+        "the empty consumers and drops the allocations that have no inventory behind them "
+        "(each consumer rewritten through the allocation service, generation-checked and "
+        "recorded in the allocation history). Exit codes: 0 nothing found (or all fixed), "
         "1 problems remain, 2 error."
     )
-    dry_run_help = "With --fix: only report what would be deleted."
+    dry_run_help = "With --fix: only report what would be changed."
 
     def add_arguments(self, parser):
         super().add_arguments(parser)
-        parser.add_argument("--fix", action="store_true", help="Delete consumers with no allocations.")
-        parser.add_argument("--limit", type=int, default=50, help="Rows listed per finding (default 50).")
+        parser.add_argument("--fix", action="store_true",
+                            help="Delete empty consumers; drop allocations without inventory.")
+        parser.add_argument("--limit", type=int, default=50,
+                            help="Rows listed per finding in the text output (default 50).")
+        parser.add_argument("--migration-age-hours", type=float, default=24.0,
+                            help="A MIGRATION consumer older than this is reported (default 24).")
 
-    def run(self, *, fix=False, dry_run=False, limit=50, **options):
+    def run(self, *, fix=False, dry_run=False, limit=50, migration_age_hours=24.0, **options):
+        if limit < 0:
+            raise ValueError("--limit must be >= 0")
+        if migration_age_hours < 0:
+            raise ValueError("--migration-age-hours must be >= 0")
+        report = {"findings": {}, "fixes": {}, "remaining": 0}
+        self.report = report
         remaining = 0
+
+        def finding(key, title, rows, line, fixable=False):
+            nonlocal remaining
+            report["findings"][key] = rows
+            self.stdout.write(f"{title}: {len(rows)}")
+            for row in rows[:limit]:
+                self.stdout.write(f"  {line(row)}")
+            if not fixable:
+                remaining += len(rows)
+
         empty = list(consumers_empty().values_list("uuid", flat=True))
-        self.stdout.write(f"consumers without allocations: {len(empty)}")
-        for u in empty[:limit]:
-            self.stdout.write(f"  {u}")
-        if empty and fix:
-            if dry_run:
-                self.stdout.write(f"would delete {len(empty)} empty consumer(s)")
-                remaining += len(empty)
-            else:
-                deleted = consumers_delete_empty(uuids=empty)
-                self.stdout.write(f"deleted {deleted} empty consumer(s)")
-                remaining += len(empty) - deleted
+        finding("consumers_without_allocations", "consumers without allocations", empty,
+                str, fixable=True)
+        if empty and fix and not dry_run:
+            deleted = consumers_delete_empty(uuids=empty)
+            self.stdout.write(f"deleted {deleted} empty consumer(s)")
+            report["fixes"]["consumers_deleted"] = deleted
+            remaining += len(empty) - deleted
         else:
+            if empty and fix:
+                self.stdout.write(f"would delete {len(empty)} empty consumer(s)")
             remaining += len(empty)
 
-        over = over_capacity()
-        self.stdout.write(f"provider/class pairs over capacity: {len(over)}")
-        for p in over[:limit]:
-            why = "capacity" if p["has_inventory"] else "no inventory"
-            self.stdout.write(f"  {p['provider']} {p['resource_class']}: used {p['used']} > "
-                              f"{why} {p['capacity']}")
-        remaining += len(over)
+        finding("invalid_rows", "stored rows the API would refuse", invalid_rows(), str)
+
+        over = [p for p in over_capacity() if p["has_inventory"]]
+        finding("over_capacity", "provider/class pairs over capacity",
+                [{k: p[k] for k in ("provider", "resource_class", "used", "capacity")}
+                 for p in over],
+                lambda p: f"{p['provider']} {p['resource_class']}: used {p['used']} > "
+                          f"capacity {p['capacity']}")
+
+        orphans = audit.allocations_without_inventory()
+        finding("allocations_without_inventory", "allocations without inventory", orphans,
+                lambda r: f"consumer {r['consumer']} provider {r['provider']} "
+                          f"{r['resource_class']} {r['used']}", fixable=True)
+        consumers = len({r["consumer"] for r in orphans})
+        if orphans and fix and not dry_run:
+            fixed, problems = audit.drop_allocations_without_inventory(orphans)
+            self.stdout.write(f"dropped allocations without inventory of {fixed} consumer(s)")
+            for problem in problems:
+                self.stdout.write(f"  could not fix {problem}")
+            report["fixes"]["consumers_rewritten"] = fixed
+            report["fixes"]["problems"] = problems
+            remaining += len(problems)
+        else:
+            if orphans and fix:
+                self.stdout.write(f"would drop allocations without inventory of "
+                                  f"{consumers} consumer(s)")
+            remaining += len(orphans)
+
+        finding("consumers_spanning_trees", "consumers spanning more than one tree",
+                audit.consumers_spanning_trees(),
+                lambda r: f"{r['consumer']} ({r['consumer_type'] or 'no type'}): "
+                          + ", ".join(f"{x['name']} {x['uuid']}" for x in r["roots"]))
+        finding("stale_migrations",
+                f"MIGRATION consumers older than {migration_age_hours:g}h",
+                audit.stale_migrations(older_than=timedelta(hours=migration_age_hours)),
+                lambda r: f"{r['consumer']} created {r['created_at']}")
+        finding("disabled_providers_with_consumers",
+                "COMPUTE_STATUS_DISABLED providers holding consumers",
+                audit.disabled_providers_with_consumers(),
+                lambda r: f"{r['name']} {r['provider']}: {r['consumers']} consumer(s)")
 
         incomplete = list(consumers_incomplete().values_list("uuid", flat=True))
-        self.stdout.write(f"incomplete consumers (run heal_consumers): {len(incomplete)}")
-        for u in incomplete[:limit]:
-            self.stdout.write(f"  {u}")
-        remaining += len(incomplete)
+        finding("incomplete_consumers", "incomplete consumers (run heal_consumers)",
+                incomplete, str)
+        report["remaining"] = remaining
         return EXIT_PROBLEMS if remaining else EXIT_OK

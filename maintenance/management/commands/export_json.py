@@ -19,6 +19,10 @@ class Command(MaintenanceCommand):
 
     def run(self, *, output="-", indent=None, **options):
         data = export_data()
+        # With --json the dump itself is the document (or, written to a file, a summary).
+        self.report = data if output == "-" else {
+            "output": output, "resource_providers": len(data["resource_providers"]),
+            "consumers": len(data["consumers"])}
         text = json.dumps(data, indent=indent, sort_keys=False)
         if output == "-":
             self.stdout.write(text)

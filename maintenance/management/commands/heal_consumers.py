@@ -21,5 +21,6 @@ class Command(MaintenanceCommand):
         if not project_id.strip() or not user_id.strip():
             raise ValueError("--project-id and --user-id must not be empty")
         n = consumers_heal(project_id=project_id, user_id=user_id, dry_run=dry_run)
+        self.report = {"dry_run": dry_run, "consumers": n}
         self.stdout.write(f"{'would heal' if dry_run else 'healed'} {n} consumer(s)")
         return EXIT_OK

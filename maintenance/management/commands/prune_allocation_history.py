@@ -18,5 +18,6 @@ class Command(MaintenanceCommand):
         if days is not None and days < 0:
             raise ValueError("--days must be >= 0")
         deleted = history.prune(days=days)
+        self.report = {"pruned": deleted}
         self.stdout.write(f"pruned {deleted} allocation history record(s)")
         return EXIT_OK

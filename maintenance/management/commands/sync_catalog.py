@@ -15,10 +15,12 @@ class Command(MaintenanceCommand):
     def run(self, *, dry_run=False, **options):
         missing = catalog_missing()
         if dry_run:
+            self.report = {"dry_run": True, "would_add": missing}
             for kind, names in missing.items():
                 self.stdout.write(f"would add {len(names)} {kind}: {', '.join(names) or '-'}")
             return EXIT_OK
         added = catalog_sync()
+        self.report = {"dry_run": False, "added": added}
         for kind, n in added.items():
             self.stdout.write(f"added {n} {kind}")
         return EXIT_OK

@@ -18,6 +18,7 @@ class Command(MaintenanceCommand):
     def run(self, *, force=False, **options):
         written = snapshots.take(force=force)
         pruned = snapshots.prune()
+        self.report = {"written": written, "pruned": pruned, "skipped": not written}
         if written:
             self.stdout.write(f"snapshot taken: {written} row(s); pruned {pruned} old row(s)")
         else:

@@ -1,0 +1,566 @@
+"""Why an allocation-candidates query finds what it finds (or nothing).
+
+The operator's question after a "No valid host": which request group, and
+which of its constraints, removed which providers.  The answer is worked out
+with the candidate engine's own pieces (``allocations.engine``: name
+resolution, the per-group choice builders, the root filter; the combiner's
+checks), run over a context that holds *every* inventory of the requested
+classes rather than only the usable ones, so that each provider the engine
+would drop can be given its reason with the numbers.  The candidates
+themselves come from :func:`engine.find_candidates`, so the verdict cannot
+disagree with ``GET /allocation_candidates``.
+
+Three levels, in the order the engine applies them:
+
+1. per group and provider: resource class missing, ``min_unit``,
+   ``max_unit``, ``step_size``, capacity (asked vs free), required,
+   forbidden and any-of traits, ``member_of``, ``in_tree``; for the
+   unsuffixed group each class is judged on its own, because it may take
+   each class from a different provider of the tree or a sharing one;
+2. per group and tree: whether the group can be met in that tree at all
+   (the unsuffixed group's classes, through sharing providers too, and its
+   required traits judged on the providers it would use together);
+3. per tree for the request: ``root_required``, ``group_policy=isolate``,
+   ``same_subtree``, the groups' combined amounts on one provider; then
+   ``limit``.
+
+Callers: ``manage.py explain_candidates``, ``GET /-/explain`` and the
+console's "Why no candidates?" page.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from django.db.models import Sum
+from django.http import QueryDict
+
+from allocations import combiner, engine, engine_sql as sql
+from allocations.api import candidates_schemas
+from allocations.models import Allocation
+from placement_site import errors
+from placement_site.microversion import MAX_VERSION
+from placement_site.querystring import (
+    CandidateRequest,
+    last_values,
+    parse_candidate_request,
+    validate_query,
+)
+from placement_site.uuids import normalize_uuid
+from providers.models import (
+    Inventory,
+    ProviderAggregate,
+    ProviderTrait,
+    ResourceProvider,
+    capacity_of,
+)
+
+SHOW = 20  # providers or trees listed per step (the counts are always whole)
+CLOSEST = 5
+
+
+# -- What comes out ---------------------------------------------------------------
+
+
+@dataclass
+class Removed:
+    uuid: str
+    name: str
+    reason: str  # a readable sentence with the numbers
+    numbers: dict = field(default_factory=dict)  # asked, free, max_unit, ...
+
+
+@dataclass
+class Step:
+    """One constraint and the providers (or trees) it removed."""
+
+    constraint: str  # as written in the query, e.g. "resources1=VCPU:6"
+    kind: str  # resource_class_missing, capacity, max_unit, ... (see CHECKS)
+    removed_count: int
+    removed: list  # of Removed, at most SHOW
+    left: int  # providers (or trees) still in the running after this step
+    resource_class: str | None = None  # the class judged, for per-class steps
+
+
+@dataclass
+class Closest:
+    uuid: str
+    name: str
+    failed: list  # readable reasons, fewest first across providers
+    resource_class: str | None = None
+
+
+@dataclass
+class GroupExplanation:
+    suffix: str
+    query: str  # the group as query parameters
+    spread: bool  # the unsuffixed group: classes may come from several providers
+    steps: list  # of Step, providers
+    providers_left: dict  # class name (or "" for a single-provider group) -> count
+    tree_steps: list  # of Step, trees where the group cannot be met
+    trees_left: int
+    sharing: list  # of dicts: sharing providers this group may draw on
+    closest: list  # of Closest
+
+
+@dataclass
+class Explanation:
+    query: str
+    candidates: int  # allocation requests the API would return
+    groups: list  # of GroupExplanation
+    steps: list  # of Step, trees removed by request-wide constraints, then limit
+    sample: list  # a few allocation requests {provider name: {class: amount}}
+    verdict: str
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+# -- Reading a query --------------------------------------------------------------
+
+
+def parse_query(text: str) -> CandidateRequest:
+    """An allocation-candidates query string (leading ``?`` optional) read as
+    the API reads it at the newest microversion, except that a missing
+    ``group_policy`` means ``none`` so a query can be explored before it is
+    complete.  Raises ``errors.BadRequest`` with the API's words."""
+    query = QueryDict(text.strip().lstrip("?"))
+    if not query:
+        raise errors.BadRequest("The query is empty; give e.g. resources=VCPU:1.")
+    validate_query(last_values(query), candidates_schemas.query_schema(MAX_VERSION))
+    return parse_candidate_request(query, strict=False)
+
+
+def request_text(request: CandidateRequest) -> str:
+    parts = [_group_text(g) for g in request.groups]
+    if request.group_policy:
+        parts.append(f"group_policy={request.group_policy}")
+    rr = sorted(request.root_required) + [f"!{t}" for t in sorted(request.root_forbidden)]
+    if rr:
+        parts.append("root_required=" + ",".join(rr))
+    for suffixes in request.same_subtree:
+        parts.append("same_subtree=" + ",".join(suffixes))
+    if request.limit is not None:
+        parts.append(f"limit={request.limit}")
+    return "&".join(p for p in parts if p)
+
+
+def _group_text(g) -> str:
+    s = g.suffix
+    parts = []
+    if g.resources:
+        parts.append(f"resources{s}=" + ",".join(f"{rc}:{n}" for rc, n in g.resources.items()))
+    for any_of in g.required.any_of:
+        names = sorted(any_of)
+        parts.append(f"required{s}=" + (f"in:{','.join(names)}" if len(names) > 1 else names[0]))
+    if g.required.forbidden:
+        parts.append(f"required{s}=" + ",".join(f"!{t}" for t in sorted(g.required.forbidden)))
+    for any_of in g.member_of.any_of:
+        uuids = sorted(any_of)
+        parts.append(f"member_of{s}=" + (f"in:{','.join(uuids)}" if len(uuids) > 1 else uuids[0]))
+    if g.member_of.forbidden:
+        parts.append(f"member_of{s}=!" + ",".join(sorted(g.member_of.forbidden)))
+    if g.in_tree:
+        parts.append(f"in_tree{s}={g.in_tree}")
+    return "&".join(parts)
+
+
+# -- The diagnosis ------------------------------------------------------------------
+
+
+def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
+    """Explain ``request``; raises ``errors.BadRequest`` for unknown classes,
+    traits, as the API would."""
+    ctx = engine._resolve(request)
+    names = _load_everything(ctx)
+    trait_names = {tid: name for name, tid in ctx.trait_ids.items()}
+    per_group = []
+    groups = []
+    for group in ctx.groups:
+        choices = (
+            engine._single_provider_choices(ctx, group)
+            if group.spec.use_same_provider
+            else engine._spread_choices(ctx, group)
+        )
+        per_group.append(choices)
+        groups.append(_explain_group(ctx, group, choices, names, trait_names, show))
+    steps, left = _request_steps(ctx, per_group, names, show)
+
+    answer = engine.find_candidates(request)
+    found = len(answer.allocation_requests)
+    if request.limit is not None:
+        unlimited = len(engine.find_candidates(dataclasses.replace(request, limit=None))
+                        .allocation_requests)
+        if unlimited > found:
+            steps.append(Step(f"limit={request.limit}", "limit", unlimited - found, [],
+                              found))
+    by_uuid = {p.uuid: names[p.id] for p in ctx.providers.values()}
+    sample = [
+        {by_uuid.get(u, u): dict(res) for u, res in ar.allocations.items()}
+        for ar in answer.allocation_requests[:5]
+    ]
+    return Explanation(
+        query=request_text(request), candidates=found, groups=groups, steps=steps,
+        sample=sample, verdict=_verdict(found, groups, steps),
+    )
+
+
+def _load_everything(ctx) -> dict:
+    """Fill ``ctx`` like engine._load does, but with every provider and every
+    inventory of the requested classes, usable or not.  Returns {id: name}."""
+    class_ids = sorted(ctx.class_names)
+    used = {
+        (row["resource_provider_id"], row["resource_class_id"]): int(row["u"])
+        for row in Allocation.objects.filter(resource_class_id__in=class_ids)
+        .values("resource_provider_id", "resource_class_id").annotate(u=Sum("used")).order_by()
+    }
+    for inv in Inventory.objects.filter(resource_class_id__in=class_ids).order_by("pk"):
+        key = (inv.resource_provider_id, inv.resource_class_id)
+        ctx.inventory[key] = (
+            capacity_of(inv.total, inv.reserved, inv.allocation_ratio), used.get(key, 0),
+            inv.min_unit, inv.max_unit, inv.step_size,
+        )
+        ctx.by_class.setdefault(inv.resource_class_id, []).append(inv.resource_provider_id)
+    names = {}
+    for pk, uuid, name, parent, root in ResourceProvider.objects.values_list(
+            "pk", "uuid", "name", "parent_id", "root_id").order_by("pk"):
+        ctx.providers[pk] = engine.TreeProvider(pk, uuid, parent, root or pk)
+        names[pk] = name
+    for pid, tid in ProviderTrait.objects.filter(
+            trait_id__in=list(ctx.trait_ids.values())).values_list(
+            "resource_provider_id", "trait_id"):
+        ctx.providers[pid].traits.add(tid)
+    # Every row, not an IN list of every provider: SQLite caps the parameters.
+    spelled = {}
+    for pid, agg in ProviderAggregate.objects.values_list(
+            "resource_provider_id", "aggregate__uuid").order_by():
+        canonical = spelled.get(agg)
+        if canonical is None:
+            canonical = spelled[agg] = normalize_uuid(agg) or agg
+        ctx.providers[pid].aggs.add(canonical)
+    shares = ctx.trait_ids.get(engine.SHARES_TRAIT)
+    with_inventory = {rp for rp, _ in ctx.inventory}
+    if shares is not None:
+        ctx.sharing = {
+            pid for pid in with_inventory if shares in ctx.providers[pid].traits
+        }
+    if ctx.sharing:
+        ctx.reaches = sql.trees_reached(ctx.sharing)
+    return names
+
+
+def _class_failures(ctx, rp, rc, amount, constraint) -> list:
+    """Why provider ``rp`` cannot give ``amount`` of class ``rc`` in one allocation."""
+    name = ctx.class_names[rc]
+    entry = ctx.inventory.get((rp, rc))
+    if entry is None:
+        return [("resource_class_missing", constraint, f"has no {name} inventory",
+                 {"asked": amount})]
+    capacity, used, min_unit, max_unit, step = entry
+    out = []
+    if amount < min_unit:
+        out.append(("min_unit", constraint, f"asked {amount} {name} < min_unit {min_unit}",
+                    {"asked": amount, "min_unit": min_unit}))
+    if amount > max_unit:
+        out.append(("max_unit", constraint, f"asked {amount} {name} > max_unit {max_unit}",
+                    {"asked": amount, "max_unit": max_unit}))
+    if step and amount % step:
+        out.append(("step_size", constraint,
+                    f"asked {amount} {name} is not a multiple of step_size {step}",
+                    {"asked": amount, "step_size": step}))
+    free = capacity - used
+    if amount > free:
+        out.append(("capacity", constraint,
+                    f"asked {amount} {name} > free {free} (capacity {capacity}, used {used})",
+                    {"asked": amount, "free": free, "capacity": capacity, "used": used}))
+    return out
+
+
+def _provider_failures(ctx, group, p, trait_names, *, spread) -> list:
+    """Why provider ``p`` fails the group's trait, aggregate and tree filters.
+    A spread group's required traits are judged on the providers it uses
+    together, so they are left to the tree level."""
+    s = group.spec.suffix
+    out = []
+    if not spread:
+        for any_of in group.required:
+            if p.traits.isdisjoint(any_of):
+                wanted = sorted(trait_names[t] for t in any_of)
+                if len(wanted) == 1:
+                    out.append(("required", f"required{s}={wanted[0]}",
+                                f"lacks trait {wanted[0]}", {}))
+                else:
+                    out.append(("any_of_traits", f"required{s}=in:{','.join(wanted)}",
+                                f"has none of {', '.join(wanted)}", {}))
+    for t in sorted(p.traits & group.forbidden):
+        out.append(("forbidden", f"required{s}=!{trait_names[t]}",
+                    f"has forbidden trait {trait_names[t]}", {}))
+    member_of = group.spec.member_of
+    if member_of.any_of or member_of.forbidden:
+        aggs = p.aggs
+        if spread and p.parent_id is not None and p.root_id in ctx.providers:
+            aggs = aggs | ctx.providers[p.root_id].aggs
+        for any_of in member_of.any_of:
+            if aggs.isdisjoint(any_of):
+                out.append(("member_of", f"member_of{s}={','.join(sorted(any_of))}",
+                            "is in none of the aggregates", {}))
+        if not aggs.isdisjoint(member_of.forbidden):
+            out.append(("member_of", f"member_of{s}=!{','.join(sorted(member_of.forbidden))}",
+                        "is in a forbidden aggregate", {}))
+    if group.in_tree_root is not None and p.root_id != group.in_tree_root:
+        out.append(("in_tree", f"in_tree{s}={group.spec.in_tree}",
+                    "is not in that tree" if group.in_tree_root != -1
+                    else "no provider has that uuid", {}))
+    return out
+
+
+def _funnel(pool_failures: dict, names, ctx, show, resource_class=None) -> tuple[list, set]:
+    """Steps from {provider id: [failure, ...]}: a provider is removed by its
+    first failure, in the order the constraints were checked."""
+    order = []
+    for failures in pool_failures.values():
+        for kind, constraint, _, _ in failures:
+            if (kind, constraint) not in order:
+                order.append((kind, constraint))
+    order.sort(key=lambda kc: _ORDER.index(kc[0]))
+    left = len(pool_failures)
+    steps = []
+    for kind, constraint in order:
+        removed = sorted(
+            (pid for pid, f in pool_failures.items()
+             if f and (f[0][0], f[0][1]) == (kind, constraint)),
+            key=lambda pid: names[pid],
+        )
+        if not removed:
+            continue
+        left -= len(removed)
+        steps.append(Step(
+            constraint, kind, len(removed),
+            [Removed(ctx.providers[pid].uuid, names[pid], pool_failures[pid][0][2],
+                     pool_failures[pid][0][3]) for pid in removed[:show]],
+            left, resource_class))
+    survivors = {pid for pid, f in pool_failures.items() if not f}
+    return steps, survivors
+
+
+_ORDER = ["resource_class_missing", "min_unit", "max_unit", "step_size", "capacity",
+          "required", "any_of_traits", "forbidden", "member_of", "in_tree"]
+
+
+def _sorted_failures(failures):
+    return sorted(failures, key=lambda f: _ORDER.index(f[0]))
+
+
+def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplanation:
+    s = group.spec.suffix
+    spread = not group.spec.use_same_provider
+    steps, closest_pool, providers_left = [], [], {}
+    if spread:
+        # One funnel per class: the group may take each from another provider.
+        for rc, amount in sorted(group.resources.items(), key=lambda kv: ctx.class_names[kv[0]]):
+            cname = ctx.class_names[rc]
+            constraint = f"resources{s}={cname}:{amount}"
+            failures = {
+                pid: _sorted_failures(
+                    _class_failures(ctx, pid, rc, amount, constraint)
+                    + _provider_failures(ctx, group, p, trait_names, spread=True))
+                for pid, p in ctx.providers.items()
+            }
+            class_steps, survivors = _funnel(failures, names, ctx, show, cname)
+            steps += class_steps
+            providers_left[cname] = len(survivors)
+            closest_pool += [(pid, f, cname) for pid, f in failures.items()
+                             if f and f[0][0] != "resource_class_missing"]
+    else:
+        failures = {}
+        for pid, p in ctx.providers.items():
+            f = []
+            for rc, amount in group.resources.items():
+                f += _class_failures(ctx, pid, rc, amount,
+                                     f"resources{s}={ctx.class_names[rc]}:{amount}")
+            f += _provider_failures(ctx, group, p, trait_names, spread=False)
+            failures[pid] = _sorted_failures(f)
+        steps, survivors = _funnel(failures, names, ctx, show)
+        providers_left[""] = len(survivors)
+        closest_pool = [(pid, f, None) for pid, f in failures.items()
+                        if f and not all(k == "resource_class_missing" for k, *_ in f)]
+    closest_pool.sort(key=lambda item: (len(item[1]), names[item[0]]))
+    closest = [
+        Closest(ctx.providers[pid].uuid, names[pid], [reason for _, _, reason, _ in f], cname)
+        for pid, f, cname in closest_pool[:CLOSEST]
+    ]
+    tree_steps = _tree_steps(ctx, group, choices, names, trait_names, show) if spread else []
+    sharing = []
+    for pid in sorted(ctx.sharing, key=lambda pid: names[pid]):
+        classes = sorted(ctx.class_names[rc] for rc in group.resources
+                         if (pid, rc) in ctx.inventory)
+        reached = ctx.reaches.get(pid, set()) - {ctx.providers[pid].root_id}
+        if classes:
+            sharing.append({"uuid": ctx.providers[pid].uuid, "name": names[pid],
+                            "classes": classes, "trees_reached": len(reached)})
+    return GroupExplanation(
+        suffix=s, query=_group_text(group.spec), spread=spread, steps=steps,
+        providers_left=providers_left, tree_steps=tree_steps, trees_left=len(choices),
+        sharing=sharing, closest=closest,
+    )
+
+
+def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
+    """Trees that had something for the group yet cannot meet it: a class with
+    no able provider in the tree nor shared with it, or required traits that
+    no usable set of providers has between them."""
+    s = group.spec.suffix
+    able = {}  # root -> classes with an able provider for that tree
+    for rc, amount in group.resources.items():
+        for pid in ctx.by_class.get(rc, ()):
+            p = ctx.providers[pid]
+            if engine._amount_fits(ctx.inventory[(pid, rc)], amount) and not (
+                _provider_failures(ctx, group, p, trait_names, spread=True)
+            ):
+                for root in engine._anchors(ctx, pid, p):
+                    able.setdefault(root, set()).add(rc)
+    missing_steps, trait_lost = {}, []
+    for root in sorted(set(able) - set(choices), key=lambda r: names[r]):
+        lacking = sorted(ctx.class_names[rc] for rc in set(group.resources) - able[root])
+        if lacking:
+            missing_steps.setdefault(lacking[0], []).append((root, lacking))
+        else:
+            trait_lost.append(root)
+    steps = []
+    left = len(set(able))
+    for cname, roots in sorted(missing_steps.items()):
+        left -= len(roots)
+        steps.append(Step(
+            f"resources{s}={cname}:{group.spec.resources[cname]}", "resource_class_missing",
+            len(roots),
+            [Removed(ctx.providers[r].uuid, names[r],
+                     "no provider of this tree, nor a sharing provider in an aggregate "
+                     f"with it, can give {', '.join(lacking)}", {"classes": lacking})
+             for r, lacking in roots[:show]],
+            left, cname))
+    if trait_lost:
+        left -= len(trait_lost)
+        wanted = [sorted(trait_names[t] for t in any_of) for any_of in group.required]
+        text = " and ".join(w[0] if len(w) == 1 else "one of " + ",".join(w) for w in wanted)
+        steps.append(Step(
+            f"required{s}=" + ",".join("|".join(w) for w in wanted), "required", len(trait_lost),
+            [Removed(ctx.providers[r].uuid, names[r],
+                     f"the providers the group could use here do not have {text} between them")
+             for r in trait_lost[:show]],
+            left))
+    return steps
+
+
+def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
+    """Trees every group can use, then those removed by root_required, group
+    policy, same_subtree and the groups' combined amounts."""
+    steps = []
+    if not per_group:
+        return steps, 0
+    together = set(per_group[0])
+    for choices in per_group[1:]:
+        together &= set(choices)
+    alive = set(engine._usable_roots(ctx, per_group))
+    lost = sorted(together - alive, key=lambda r: names[r])
+    if lost:
+        request = ctx.request
+        text = ",".join(sorted(request.root_required)
+                        + [f"!{t}" for t in sorted(request.root_forbidden)])
+        steps.append(Step(
+            f"root_required={text}", "root_required", len(lost),
+            [Removed(ctx.providers[r].uuid, names[r],
+                     f"root {names[r]} does not match root_required={text}") for r in lost[:show]],
+            len(alive)))
+    problem = engine._problem(ctx)
+    relaxed = {
+        "group_policy": dataclasses.replace(problem, isolated_groups=[False] * len(per_group)),
+        "same_subtree": dataclasses.replace(problem, same_subtree=[]),
+    }
+    removed = {"group_policy": [], "same_subtree": [], "combined": []}
+    for root in sorted(alive, key=lambda r: names[r]):
+        choices = [c[root] for c in per_group]
+        if next(combiner.tree_combinations(choices, problem), None) is not None:
+            continue
+        for key, relaxed_problem in relaxed.items():
+            if next(combiner.tree_combinations(choices, relaxed_problem), None) is not None:
+                removed[key].append(root)
+                break
+        else:
+            removed["combined"].append(root)
+    left = len(alive)
+    texts = {
+        "group_policy": ("group_policy=isolate", "group_policy",
+                         "the suffixed groups can only be met by sharing a provider"),
+        "same_subtree": ("same_subtree=" + ";".join(",".join(x) for x in ctx.request.same_subtree),
+                         "same_subtree",
+                         "the groups' providers are never under one common ancestor"),
+        "combined": ("resources", "combined_capacity",
+                     "the groups together ask more than one provider's free capacity "
+                     "or max_unit"),
+    }
+    for key in ("group_policy", "same_subtree", "combined"):
+        roots = removed[key]
+        if not roots:
+            continue
+        left -= len(roots)
+        constraint, kind, reason = texts[key]
+        steps.append(Step(constraint, kind, len(roots),
+                          [Removed(ctx.providers[r].uuid, names[r], reason) for r in roots[:show]],
+                          left))
+    return steps, left
+
+
+def _verdict(found, groups, steps) -> str:
+    if found:
+        return f"{found} allocation request(s) found."
+    for g in groups:
+        if not g.trees_left:
+            label = f"group '{g.suffix}'" if g.suffix else "the unsuffixed group"
+            closest = (f"; closest: {g.closest[0].name} ({g.closest[0].failed[0]})"
+                       if g.closest else "")
+            return f"No candidates: no tree can meet {label}{closest}."
+    if steps:
+        return (f"No candidates: every tree left was removed by {steps[-1].constraint} "
+                f"({steps[-1].kind}).")
+    return "No candidates."
+
+
+def as_text(result: Explanation) -> str:
+    """The explanation as lines an operator reads in a terminal."""
+    lines = [f"query: {result.query}", f"candidates: {result.candidates}"]
+    for g in result.groups:
+        label = f"group '{g.suffix}'" if g.suffix else "unsuffixed group"
+        left = ", ".join(f"{k or 'providers'}: {v}" for k, v in sorted(g.providers_left.items()))
+        lines.append(f"{label}: {g.query or '(no filters)'}")
+        lines.append(f"  providers left ({left}); trees that can meet it: {g.trees_left}")
+        for step in g.steps + g.tree_steps:
+            lines += _step_lines(step, "providers" if step in g.steps else "trees")
+        for s in g.sharing:
+            lines.append(f"  sharing provider {s['name']} ({', '.join(s['classes'])}) "
+                         f"reaches {s['trees_reached']} other tree(s) through aggregates")
+        if g.closest:
+            lines.append("  closest:")
+            for c in g.closest:
+                cls = f" [{c.resource_class}]" if c.resource_class else ""
+                lines.append(f"    {c.name} {c.uuid}{cls}: {'; '.join(c.failed)}")
+    if result.steps:
+        lines.append("whole request:")
+        for step in result.steps:
+            lines += _step_lines(step, "candidates" if step.kind == "limit" else "trees")
+    for sample in result.sample:
+        lines.append("  e.g. " + "; ".join(
+            f"{name} ({', '.join(f'{rc} {n}' for rc, n in sorted(res.items()))})"
+            for name, res in sample.items()))
+    lines.append(result.verdict)
+    return "\n".join(lines) + "\n"
+
+
+def _step_lines(step: Step, what: str) -> list:
+    cls = f" [{step.resource_class}]" if step.resource_class else ""
+    out = [f"  {step.constraint}{cls} ({step.kind}): removed {step.removed_count} {what}, "
+           f"{step.left} left"]
+    for r in step.removed:
+        out.append(f"    {r.name} {r.uuid}: {r.reason}")
+    if step.removed_count > len(step.removed) and step.kind != "limit":
+        out.append(f"    ... and {step.removed_count - len(step.removed)} more")
+    return out

@@ -1,0 +1,105 @@
+"""The forest page: every tree at once with inventory, usage and consumers;
+a search; a root's page sums its tree; a sharing provider's page lists the
+trees it serves."""
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from tests.candidates.conftest import World
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff():
+    user = get_user_model().objects.create_user("op", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def cloud():
+    w = World()
+    agg = w.aggregate()
+    w.cn1 = w.provider("cn1", inventory={"MEMORY_MB": 4096}, aggs=[agg])
+    w.n0 = w.provider("cn1-numa0", parent=w.cn1, inventory={"PCPU": 8})
+    w.n1 = w.provider("cn1-numa1", parent=w.cn1, inventory={"PCPU": 8})
+    w.nic = w.provider("cn1-nic", parent=w.cn1,
+                       inventory={"NET_BW_EGR_KILOBIT_PER_SEC": 10_000_000})
+    w.allocate(w.n0, "PCPU", 3)
+    w.allocate(w.n1, "PCPU", 2)
+    w.cn2 = w.provider("cn2", inventory={"VCPU": 16})
+    w.pool = w.provider("pool", inventory={"DISK_GB": 2000}, aggs=[agg],
+                        traits=["MISC_SHARES_VIA_AGGREGATE"])
+    return w
+
+
+def test_every_tree_with_its_nodes_and_totals(staff, cloud):
+    html = staff.get("/console/forest/").content.decode()
+    for name in ("cn1", "cn1-numa0", "cn1-numa1", "cn1-nic", "cn2", "pool"):
+        assert f">{name}</a>" in html
+    assert "3 tree(s)" in html
+    assert "PCPU 5/16" in html  # the tree's sum over both NUMA cells
+    assert "PCPU 3/8" in html  # one cell
+
+
+def test_search_keeps_trees_holding_a_match(staff, cloud):
+    html = staff.get("/console/forest/", {"q": "numa1"}).content.decode()
+    assert "1 tree(s) holding a provider matching" in html
+    assert ">cn1-numa0</a>" in html  # the whole tree is shown
+    assert ">cn2</a>" not in html
+
+
+def test_query_count_does_not_grow_with_the_forest(staff, cloud):
+    with CaptureQueriesContext(connection) as small:
+        staff.get("/console/forest/")
+    w = World()
+    for i in range(20):
+        root = w.provider(f"extra{i}", inventory={"VCPU": 4})
+        w.provider(f"extra{i}-numa", parent=root, inventory={"PCPU": 2})
+    with CaptureQueriesContext(connection) as large:
+        staff.get("/console/forest/")
+    assert len(large.captured_queries) == len(small.captured_queries)
+
+
+def test_root_page_sums_its_tree(staff, cloud):
+    html = staff.get(f"/console/providers/{cloud.cn1.uuid}/").content.decode()
+    assert 'id="tree-totals"' in html
+    row = html.split('id="tree-totals"')[1].split("</table>")[0]
+    pcpu = row.split("<td>PCPU</td>")[1].split("</tr>")[0]
+    assert [f'data-sort="{n}">{n}<' in pcpu for n in (16, 5, 11)] == [True] * 3
+    assert "NET_BW_EGR_KILOBIT_PER_SEC" in row
+    assert ">10 Gbit/s<" in row  # 10,000,000 kbit/s, raw on hover
+
+
+def test_sharing_provider_lists_the_trees_it_serves(staff, cloud):
+    html = staff.get(f"/console/providers/{cloud.pool.uuid}/").content.decode()
+    served = html.split('id="served"')[1].split("</ul>")[0]
+    assert ">cn1</a>" in served and ">cn2</a>" not in served
+
+
+def test_disabled_hosts_are_marked(staff, cloud):
+    from providers.models import ProviderTrait
+    from tests.factories import trait
+
+    ProviderTrait.objects.create(resource_provider=cloud.cn2,
+                                 trait=trait("COMPUTE_STATUS_DISABLED"))
+    html = staff.get("/console/forest/").content.decode()
+    assert html.count('class="tag disabled"') == 1
+
+
+def test_disabled_hosts_are_marked_on_the_list_and_their_page(staff, cloud):
+    from providers.models import ProviderTrait
+    from tests.factories import trait
+
+    ProviderTrait.objects.create(resource_provider=cloud.cn2,
+                                 trait=trait("COMPUTE_STATUS_DISABLED"))
+    listing = staff.get("/console/providers/").content.decode()
+    row = listing.split(">cn2</a>")[1].split("</td>")[0]
+    assert 'class="tag disabled"' in row
+    assert listing.count('class="tag disabled"') == 1
+    page = staff.get(f"/console/providers/{cloud.cn2.uuid}/").content.decode()
+    assert 'class="tag disabled"' in page.split("</h1>")[0]
