@@ -46,6 +46,26 @@ def service(tmp_path_factory):
         stop(keystone.process)
 
 
+def _run_schemathesis(fuzz_venv, schema_path, service, examples, seed, cwd):
+    result = subprocess.run(
+        [str(fuzz_venv / "bin" / "schemathesis"),
+         "--config-file", str(HERE / "schemathesis.toml"),
+         "run", str(schema_path), "--url", service["url"],
+         "-H", f"X-Auth-Token: {service['token']}",
+         "-H", "OpenStack-API-Version: placement latest",
+         "--checks", "all", "--max-examples", examples, "--workers", "2", "--seed", str(seed)],
+        cwd=cwd, capture_output=True, text=True, timeout=1500,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def crashed_inside_schemathesis(returncode, output):
+    """Exit 2 with a traceback through schemathesis's own code is the tool
+    crashing while it generates cases (seen once in CI, in its coverage
+    phase), not a finding about this service: findings exit 1."""
+    return returncode == 2 and "site-packages/schemathesis/" in output and "Traceback" in output
+
+
 def test_schemathesis_finds_nothing(service, tmp_path):
     fuzz_venv = cached_venv("placement-fuzz", ["requirements-fuzz.txt"], log=log)
     document = requests.get(service["url"] + "/api/schema/?format=json", timeout=30).json()
@@ -53,19 +73,17 @@ def test_schemathesis_finds_nothing(service, tmp_path):
     schema_path.write_text(json.dumps(document))
     examples = os.environ.get("PLACEMENT_FUZZ_EXAMPLES", "25")
     started = time.monotonic()
-    result = subprocess.run(
-        [str(fuzz_venv / "bin" / "schemathesis"),
-         "--config-file", str(HERE / "schemathesis.toml"),
-         "run", str(schema_path), "--url", service["url"],
-         "-H", f"X-Auth-Token: {service['token']}",
-         "-H", "OpenStack-API-Version: placement latest",
-         "--checks", "all", "--max-examples", examples, "--workers", "2", "--seed", "1"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=1500,
-    )
-    output = result.stdout + result.stderr
+    returncode, output = _run_schemathesis(fuzz_venv, schema_path, service, examples, 1, tmp_path)
+    if crashed_inside_schemathesis(returncode, output):
+        # One more run with another seed, so the tool's crash does not hide
+        # the operations it never reached; a second crash fails the test.
+        log("schemathesis crashed inside its own code; running again with seed 2:\n"
+            + output[-3000:])
+        returncode, output = _run_schemathesis(fuzz_venv, schema_path, service, examples, 2,
+                                               tmp_path)
     sys.stdout.write(output[-6000:])
     generated = re.search(r"(\d+) generated", output)
     log(f"schemathesis: {generated.group(0) if generated else '?'} cases over "
         f"{len(document['paths'])} paths in {time.monotonic() - started:.0f}s")
-    assert result.returncode == 0, output[-20000:]
+    assert returncode == 0, output[-20000:]
     assert "5xx" not in re.sub(r"Expected:.*", "", output)
