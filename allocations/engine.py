@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from itertools import product
 from math import prod
 
+import os_traits
 from django.conf import settings
 
 from allocations import combiner, engine_sql as sql
@@ -40,7 +41,7 @@ from placement_site import errors
 from placement_site.querystring import CandidateRequest, RequestGroup
 from providers.models import capacity_of, unit_ok
 
-SHARES_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+SHARES_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
 
 
 # -- What comes out ---------------------------------------------------------------

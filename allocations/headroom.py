@@ -18,15 +18,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import os_traits
 from django.db.models import Sum
 
 from allocations.models import Allocation
 from placement_site.querystring import Flavor
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, capacity_of, unit_ok
 
-SHARES = "MISC_SHARES_VIA_AGGREGATE"
+SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
 # Nova schedules nothing to a host whose root has this trait: no headroom there.
-DISABLED = "COMPUTE_STATUS_DISABLED"
+DISABLED = os_traits.COMPUTE_STATUS_DISABLED
 
 
 def _load():

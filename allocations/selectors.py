@@ -22,6 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+import os_traits
 from django.conf import settings
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
@@ -226,6 +227,9 @@ class ForestNode:
     traits: list = field(default_factory=list)
     aggregates: list = field(default_factory=list)
     consumers: int = 0
+    # For a sharing provider: the roots of the other trees it serves (a
+    # provider of theirs is in one of its aggregates), by uuid.
+    shares_with: list = field(default_factory=list)
 
 
 def provider_forest(*, root_uuid: str | None = None) -> list[ForestNode]:
@@ -288,4 +292,16 @@ def provider_forest(*, root_uuid: str | None = None) -> list[ForestNode]:
 
     for pk in roots:
         walk(pk, 0, pk)
+    _mark_sharing(out)
     return out
+
+
+def _mark_sharing(nodes) -> None:
+    roots_in = defaultdict(set)  # aggregate uuid -> roots of its members
+    for n in nodes:
+        for agg in n.aggregates:
+            roots_in[agg].add(n.root_uuid)
+    for n in nodes:
+        if os_traits.MISC_SHARES_VIA_AGGREGATE in n.traits:
+            served = set().union(*(roots_in[agg] for agg in n.aggregates))
+            n.shares_with = sorted(served - {n.root_uuid})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
+import os_traits
 from django.db.models import Count, Max, Min, Sum
 
 from allocations.models import Allocation, Consumer
@@ -22,7 +23,7 @@ from providers.models import (
 )
 from resource_classes.models import ResourceClass
 
-SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+SHARING_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
 
 
 @dataclasses.dataclass

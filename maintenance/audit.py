@@ -25,6 +25,7 @@ import uuid as uuidlib
 from collections import defaultdict
 from datetime import timedelta
 
+import os_traits
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -34,7 +35,7 @@ from placement_site import errors, request_scope
 from providers.models import Inventory, ResourceProvider
 
 MIGRATION = "MIGRATION"
-DISABLED = "COMPUTE_STATUS_DISABLED"
+DISABLED = os_traits.COMPUTE_STATUS_DISABLED
 
 
 def consumers_spanning_trees() -> list[dict]:
@@ -42,7 +43,7 @@ def consumers_spanning_trees() -> list[dict]:
     providers not counted (a volume pool in an aggregate is one tree of its
     own, and using it beside a host is normal)."""
     roots = defaultdict(set)
-    shared = set(ResourceProvider.objects.filter(traits__name="MISC_SHARES_VIA_AGGREGATE")
+    shared = set(ResourceProvider.objects.filter(traits__name=os_traits.MISC_SHARES_VIA_AGGREGATE)
                  .values_list("pk", flat=True))
     for consumer_id, rp, root in (
         Allocation.objects.values_list("consumer_id", "resource_provider_id",

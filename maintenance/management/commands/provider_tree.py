@@ -44,7 +44,9 @@ def _text(nodes) -> str:
     for n in nodes:
         detail = ", ".join(_amounts(n)) or "no inventory"
         consumers = f"; {n.consumers} consumer{'s' if n.consumers != 1 else ''}" if n.consumers else ""
-        lines.append(f"{'  ' * n.depth}{n.name} {n.uuid}: {detail}{consumers}")
+        served = len(n.shares_with)
+        shares = f"; shares with {served} tree{'s' if served != 1 else ''}" if served else ""
+        lines.append(f"{'  ' * n.depth}{n.name} {n.uuid}: {detail}{consumers}{shares}")
     return "".join(line + "\n" for line in lines) if lines else "no resource providers\n"
 
 
@@ -53,7 +55,8 @@ def _quote(text: str) -> str:
 
 
 def _dot(nodes) -> str:
-    # One cluster-free digraph, parent -> child, as osc-placement-tree draws it.
+    # One cluster-free digraph, parent -> child, as osc-placement-tree draws
+    # it; a sharing provider also points, dashed, at each root it serves.
     lines = ["digraph placement {", "  rankdir=TB;", "  node [shape=box, fontname=monospace];"]
     for n in nodes:
         label = "\\n".join([n.name.replace("\\", "\\\\").replace('"', '\\"'), n.uuid]
@@ -63,6 +66,9 @@ def _dot(nodes) -> str:
     for n in nodes:
         if n.parent_uuid:
             lines.append(f"  {_quote(n.parent_uuid)} -> {_quote(n.uuid)};")
+    for n in nodes:
+        for root in n.shares_with:
+            lines.append(f'  {_quote(n.uuid)} -> {_quote(root)} [style=dashed, label="shares"];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 
