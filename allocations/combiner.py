@@ -78,7 +78,7 @@ def _count_placement(problem: Problem) -> None:
 def _same_subtree_ok(providers, ancestors):
     """True when one of ``providers`` is an ancestor-or-self of every other."""
     for top in providers:
-        if all(top in ancestors.get(other, (other,)) for other in providers):
+        if all(top in ancestors[other] for other in providers):
             return True
     return False
 

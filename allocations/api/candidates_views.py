@@ -9,7 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from allocations import engine
 from allocations.api import candidates_schemas
-from allocations.api.candidates_render import render
+from allocations.api.candidates_render import encode, render
 from placement_site import errors, metrics
 from placement_site.api import PlacementView, error_response, json_response, versioned
 from placement_site.policy import authorize
@@ -76,4 +76,4 @@ class AllocationCandidatesView(PlacementView):
         _validate_query(request.GET, self.mv)
         found = engine.find_candidates(parse_candidate_request(request.GET, self.mv))
         metrics.CANDIDATES.observe(len(found.allocation_requests))
-        return json_response(render(found, self.mv))
+        return json_response(render(found, self.mv), encoder=encode)
