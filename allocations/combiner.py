@@ -25,16 +25,17 @@ which several trees can reach, and those are filtered on the way out.
 """
 from dataclasses import dataclass
 from itertools import islice
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """One way to satisfy one request group.
 
     ``providers``: the providers the group maps to (sorted ids; for a
     suffixed group exactly one).  ``allocs``: ``(provider, class, amount)``
-    triples (empty for a resourceless group).
+    triples (empty for a resourceless group).  A named tuple rather than a
+    frozen dataclass: a large answer makes tens of thousands of these, and a
+    tuple is several times cheaper to build.
     """
 
     providers: tuple
@@ -185,6 +186,8 @@ def combine(
             allocated = _allocated_providers(combination)
             if len({root_of[p] for p in allocated}) != len(allocated):
                 return False
+        if not sharing:
+            return True
         members = _providers_of(combination)
         if members and members <= sharing:
             key = tuple(combination)

@@ -280,6 +280,7 @@ class _Trees:
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
         self.usable = {}  # id(group) -> {provider: passes the spread filters}
+        self.wanted = {}  # id(group) -> sorted (class, amount) pairs
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -325,6 +326,7 @@ class _Trees:
     def _single(self, group: ResolvedGroup, root) -> list:
         """A suffixed group, met by one provider alone."""
         ctx = self.ctx
+        wanted = self._wanted(group)
         out = []
         for rp in self.pool(root) if group.resources else self.members.get(root, []):
             p = ctx.providers[rp]
@@ -337,11 +339,15 @@ class _Trees:
                 for rc, amount in group.resources.items()
             ):
                 continue
-            out.append(combiner.Choice(
-                providers=(rp,),
-                allocs=tuple((rp, rc, a) for rc, a in sorted(group.resources.items())),
-            ))
+            out.append(combiner.Choice((rp,), tuple((rp, rc, a) for rc, a in wanted)))
         return out
+
+    def _wanted(self, group: ResolvedGroup) -> list:
+        """The group's (class, amount) pairs by class id, sorted once."""
+        wanted = self.wanted.get(id(group))
+        if wanted is None:
+            wanted = self.wanted[id(group)] = sorted(group.resources.items())
+        return wanted
 
     def _usable(self, group: ResolvedGroup, rp: int) -> bool:
         """The spread group's tree, aggregate and forbidden-trait filters."""
@@ -359,7 +365,7 @@ class _Trees:
         ctx = self.ctx
         inventory = ctx.inventory
         pool = [rp for rp in self.pool(root) if self._usable(group, rp)]
-        wanted = sorted(group.resources.items())
+        wanted = self._wanted(group)
         options = []
         for rc, amount in wanted:
             able = [rp for rp in pool
@@ -378,8 +384,8 @@ class _Trees:
                 if not _traits_ok(traits, group.required, set()):
                     continue
             out.append(combiner.Choice(
-                providers=tuple(sorted(used)),
-                allocs=tuple((rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)),
+                tuple(sorted(used)),
+                tuple((rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)),
             ))
         return out
 

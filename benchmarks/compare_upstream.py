@@ -32,7 +32,7 @@ also on failure.  Exit status 1 when the result counts differ.
 Usage: .venv/bin/python benchmarks/compare_upstream.py [--providers 300]
        [--trees 300] [--requests 30] [--concurrency 10]
        [--concurrent-requests 100] [--claims 200] [--rounds 2] [--load-threads 4]
-       [--only flat|nested] [--pg postgres://root@127.0.0.1:5432]
+       [--only flat|nested] [--limit 1000] [--pg postgres://root@127.0.0.1:5432]
        [--upstream-venv DIR] [--port 18460]
 """
 import argparse
@@ -398,6 +398,14 @@ def run_scenario(name, args):
             figures["allocation_requests"] = len(data["allocation_requests"])
             figures["provider_summaries"] = len(data["provider_summaries"])
             results[kind]["ac"] = figures
+        if args.limit:
+            # As Nova asks (max_placement_results): the cost should follow
+            # the limit, not the cloud.
+            print(f"-- {name}: timing it with limit={args.limit} ...", flush=True)
+            limited = {kind: f"{queries[kind]}&limit={args.limit}" for kind in KINDS}
+            for kind, (data, figures) in time_get(bases, limited, args).items():
+                figures["allocation_requests"] = len(data["allocation_requests"])
+                results[kind]["ac_limit"] = figures
         if name == "flat":
             print(f"-- {name}: timing GET /resource_providers and claims ...", flush=True)
             listing = {kind: "/resource_providers" for kind in KINDS}
@@ -433,6 +441,12 @@ def print_table(name, args, ours, upstream):
     row(f"allocation_candidates req/s (c={args.concurrency})", ["ac", "rps"], "higher")
     row("  allocation_requests returned", ["ac", "allocation_requests"], "same")
     row("  provider_summaries returned", ["ac", "provider_summaries"], "same")
+    if args.limit:
+        row(f"allocation_candidates limit={args.limit} median (ms)", ["ac_limit", "median_ms"])
+        row(f"allocation_candidates limit={args.limit} p95 (ms)", ["ac_limit", "p95_ms"])
+        row(f"allocation_candidates limit={args.limit} req/s (c={args.concurrency})",
+            ["ac_limit", "rps"], "higher")
+        row("  allocation_requests returned", ["ac_limit", "allocation_requests"], "same")
     if name == "flat":
         row("GET /resource_providers median (ms)", ["rps_list", "median_ms"])
         row("GET /resource_providers p95 (ms)", ["rps_list", "p95_ms"])
@@ -464,6 +478,8 @@ def main():
     parser.add_argument("--load-threads", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", choices=["flat", "nested"])
+    parser.add_argument("--limit", type=int, default=0,
+                        help="also time the candidates query with &limit=N (e.g. 1000)")
     parser.add_argument("--pg", default=os.environ.get("BENCH_PG_URL",
                                                        "postgres://root@127.0.0.1:5432"))
     parser.add_argument("--upstream-venv", default=os.environ.get("UPSTREAM_VENV",
@@ -487,6 +503,9 @@ def main():
             print_table(name, args, ours, upstream)
             for key in ("allocation_requests", "provider_summaries"):
                 mismatch |= ours["ac"][key] != upstream["ac"][key]
+            if args.limit:
+                mismatch |= (ours["ac_limit"]["allocation_requests"]
+                             != upstream["ac_limit"]["allocation_requests"])
             if name == "flat":
                 mismatch |= ours["rps_list"]["providers"] != upstream["rps_list"]["providers"]
     print("COMPARE " + json.dumps({f"{n}/{k}": v for (n, k), v in results.items()}))
