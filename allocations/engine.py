@@ -121,10 +121,12 @@ class SearchContext:
 def find_candidates(request: CandidateRequest) -> CandidateResult:
     """The allocation requests and provider summaries answering ``request``."""
     ctx = _resolve(request)
-    if not _load(ctx):
+    smallest = _smallest_amounts(ctx)
+    if not smallest:
         return CandidateResult()
     try:
-        found = _search(ctx)
+        _load_sharing(ctx, smallest)
+        found = _search(ctx, smallest)
     except combiner.TooMuchWork:
         # A few granular groups over a wide tree multiply into hundreds of
         # thousands of candidates (8 groups of VCPU:1 over 8 NUMA cells:
@@ -180,43 +182,84 @@ def _resolve(request: CandidateRequest) -> SearchContext:
     )
 
 
-def _load(ctx: SearchContext) -> bool:
-    """Fill ``ctx`` from the database; False when nothing can serve."""
-    # Inventories that cannot give even the smallest amount asked of their
-    # class are left in the database.
+def _smallest_amounts(ctx: SearchContext) -> dict:
+    """{class id: the smallest amount any group asks of it}: inventories that
+    cannot give even that are left in the database."""
     smallest = {}
     for g in ctx.groups:
         for cid, amount in g.resources.items():
             smallest[cid] = min(amount, smallest.get(cid, amount))
-    if not smallest:
-        return False
-    for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used in (
-        sql.usable_inventories(smallest)
-    ):
+    return smallest
+
+
+def _add_inventory(ctx: SearchContext, rows) -> None:
+    for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used in rows:
+        if (rp, rc) not in ctx.inventory:
+            ctx.by_class.setdefault(rc, []).append(rp)
         ctx.inventory[(rp, rc)] = (
             capacity_of(total, reserved, ratio), int(used), min_unit, max_unit, step
         )
-        ctx.by_class.setdefault(rc, []).append(rp)
-    if not ctx.inventory:
-        return False
-    inventory_providers = sorted({rp for rp, _ in ctx.inventory})
-    shares_trait = ctx.trait_ids.get(SHARES_TRAIT)
-    if shares_trait is not None:
-        ctx.sharing = sql.sharing_among(shares_trait, inventory_providers)
-    if ctx.sharing:
-        ctx.reaches = sql.trees_reached(ctx.sharing)
-    reached_roots = sorted({root for roots in ctx.reaches.values() for root in roots})
-    ctx.providers = {
-        pid: TreeProvider(pid, uuid, parent, root)
-        for pid, uuid, parent, root in sql.tree_providers(inventory_providers, reached_roots)
-    }
-    provider_ids = sorted(ctx.providers)
-    for pid, tid in sql.provider_trait_ids(provider_ids):
+
+
+def _add_providers(ctx: SearchContext, rows) -> list:
+    """Keep the providers not loaded yet, with their traits (and aggregates
+    when a group asks for ``member_of``); returns their ids."""
+    new = []
+    for pid, uuid, parent, root in rows:
+        if pid not in ctx.providers:
+            ctx.providers[pid] = TreeProvider(pid, uuid, parent, root)
+            new.append(pid)
+    if not new:
+        return new
+    new.sort()
+    for pid, tid in sql.provider_trait_ids(new):
         ctx.providers[pid].traits.add(tid)
     if any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups):
-        for pid, agg in sql.provider_aggregates(provider_ids):
+        for pid, agg in sql.provider_aggregates(new):
             ctx.providers[pid].aggs.add(agg)
-    return True
+    return new
+
+
+def _load_sharing(ctx: SearchContext, smallest: dict) -> None:
+    """The sharing providers able to serve, the trees they reach and their own
+    trees, before any tree: every tree may draw on them."""
+    shares_trait = ctx.trait_ids.get(SHARES_TRAIT)
+    if shares_trait is None:
+        return
+    sharing = sql.providers_with_trait(shares_trait)
+    if not sharing:
+        return
+    rows = sql.usable_inventories(smallest, sharing)
+    ctx.sharing = {row[0] for row in rows}
+    if not ctx.sharing:
+        return
+    _add_inventory(ctx, rows)
+    ctx.reaches = sql.trees_reached(ctx.sharing)
+    _add_providers(ctx, sql.tree_providers(sorted(ctx.sharing), []))
+
+
+def _load_trees(ctx: SearchContext, smallest: dict, span=None) -> list:
+    """The trees whose root id is in ``span`` (first, last), or all of them:
+    the inventories able to serve, and every provider of the trees that have
+    one or that a sharing provider reaches. Returns the providers added."""
+    reached = {
+        root for roots in ctx.reaches.values() for root in roots
+        if span is None or span[0] <= root <= span[1]
+    }
+    if span is None:
+        rows = sql.usable_inventories(smallest)
+        _add_inventory(ctx, rows)
+        holders = sorted({row[0] for row in rows})
+        return _add_providers(ctx, sql.tree_providers(holders, sorted(reached)))
+    members = sql.providers_of_roots(*span)
+    rows = sql.usable_inventories(smallest, [row[0] for row in members]) if members else []
+    _add_inventory(ctx, rows)
+    wanted = reached | _roots_of(members, {row[0] for row in rows})
+    return _add_providers(ctx, [row for row in members if row[3] in wanted])
+
+
+def _roots_of(members, provider_ids) -> set:
+    return {root for pid, _, _, root in members if pid in provider_ids}
 
 
 def _amount_fits(entry, amount) -> bool:
@@ -287,6 +330,33 @@ class _Trees:
 
     def roots(self) -> list:
         return sorted(self.members)
+
+    def add(self, provider_ids) -> None:
+        """Providers just loaded (whole trees) join their trees' pools."""
+        touched = set()
+        for pid in provider_ids:
+            root = self.ctx.providers[pid].root_id
+            self.members.setdefault(root, []).append(pid)
+            touched.add(root)
+        for root in touched:
+            self.members[root].sort()
+
+    def load(self, smallest: dict, page: int | None):
+        """Load the trees and yield their roots in order: all at once, or
+        (``page`` set) a page of roots at a time, pages doubling, so that a
+        search stopping at a limit reads only the trees before that point."""
+        if page is None:
+            self.add(_load_trees(self.ctx, smallest))
+            yield from self.roots()
+            return
+        after, size = 0, max(page, 50)
+        while True:
+            chunk = sql.next_roots(after, size)
+            if not chunk:
+                return
+            self.add(_load_trees(self.ctx, smallest, (chunk[0], chunk[-1])))
+            yield from (root for root in chunk if root in self.members)
+            after, size = chunk[-1], size * 2
 
     def pool(self, root) -> list:
         members = self.members.get(root, [])
@@ -457,26 +527,31 @@ def _problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
     )
 
 
-def _search(ctx: SearchContext) -> list:
-    """The valid combinations (one Choice per group), capped and ordered as
-    configured."""
+def _search(ctx: SearchContext, smallest: dict) -> list:
+    """Load the trees and return the valid combinations (one Choice per
+    group), capped and ordered as configured."""
     trees = _Trees(ctx)
     limit = ctx.request.limit
     cap = settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES
     randomize = settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES
+    strategy = settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY
     # Without shuffling, the first `limit` results are the answer: stop there
-    # (and, depth-first, work out no tree past the one that fills it).
+    # (and, depth-first, neither load nor work out a tree past the one that
+    # fills it).
     if limit is not None and not randomize:
         cap = limit if cap is None or cap < 0 else min(cap, limit)
+    capped = cap is not None and cap >= 0
+    page = cap if capped and not randomize and strategy == "depth-first" else None
     servable = (
-        (root, lists) for root in trees.roots() if (lists := trees.tree(root)) is not None
+        (root, lists) for root in trees.load(smallest, page)
+        if (lists := trees.tree(root)) is not None
     )
     results = [
         combination
         for _, combination in combiner.combine(
             servable,
             _problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
-            strategy=settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY,
+            strategy=strategy,
             cap=cap,
         )
     ]

@@ -1,11 +1,15 @@
 """The candidate engine's SQL: one function per statement, its SQL beside it.
 
 A search runs these in a fixed order and a fixed number, whatever the
-number of providers (``tests/candidates`` counts them): the names, then the
-inventories able to serve (Q1), the sharing providers among them (Q2), the
-trees those reach (Q3), every provider of the trees involved (Q4), their
-traits (Q5) and aggregates (Q6), and for the answer the summaries'
-inventories and usage (Q7) and trait names (Q8). Raw SQL rather than the
+number of providers (``tests/candidates`` counts them): the names; the
+sharing providers (Q2a) and those of them able to serve (Q1 scoped to
+them), the trees they reach (Q3) and their own trees (Q4, Q5, Q6); then the
+inventories able to serve (Q1), every provider of the trees involved (Q4),
+their traits (Q5) and aggregates (Q6); for the answer the summaries'
+inventories and usage (Q7) and trait names (Q8). A search that stops at a
+limit takes the trees a page of roots at a time (Q2, then Q4b, Q1 scoped to
+the page's providers, Q5, Q6), pages doubling in size, so a few pages cover
+a limit whatever the cloud's size. Raw SQL rather than the
 ORM because the statements are few, hot, and easier to read and EXPLAIN
 written out.
 """
@@ -24,7 +28,7 @@ def _in(column: str, values) -> tuple[str, list]:
     (``column = ANY(%s)``), so long id lists cost nothing to prepare."""
     values = list(values)
     if connection.vendor == "postgresql":
-        if all(type(value) is int for value in values):
+        if not values or set(map(type, values)) == {int}:  # C speed: lists of 50,000 ids
             # Ids (the usual, long lists): one array literal, which is far
             # cheaper for the driver to send than a list it must adapt item by item.
             return f"{column} = ANY(%s::bigint[])", ["{" + ",".join(map(str, values)) + "}"]
@@ -74,7 +78,7 @@ def root_ids(uuids) -> dict:
     )
 
 
-def usable_inventories(smallest: dict) -> list:
+def usable_inventories(smallest: dict, providers=None) -> list:
     """Q1: inventories of the requested classes able to serve the smallest
     amount asked of their class, with their current usage. ``smallest``:
     {class id: amount}. Rows: (provider, class, total, reserved, min_unit,
@@ -89,9 +93,14 @@ def usable_inventories(smallest: dict) -> list:
                GROUP BY resource_provider_id, resource_class_id) u
       ON u.resource_provider_id = i.resource_provider_id
      AND u.resource_class_id = i.resource_class_id
-    WHERE (i.resource_class_id = :c1 AND i.max_unit >= :a1
-           AND <capacity of i> - COALESCE(u.used, 0) >= :a1)
-       OR (... one term per requested class ...)
+    WHERE ((i.resource_class_id = :c1 AND i.max_unit >= :a1
+            AND <capacity of i> - COALESCE(u.used, 0) >= :a1)
+        OR (... one term per requested class ...))
+      [AND i.resource_provider_id IN (:providers)]
+
+    ``providers``: only these providers' inventories. A list of ids rather
+    than a subquery: with the subquery PostgreSQL misjudged how many rows
+    the OR of capacity terms keeps and probed every inventory row by index.
     """
     classes = sorted(smallest)
     terms, params = [], list(classes)
@@ -101,6 +110,10 @@ def usable_inventories(smallest: dict) -> list:
             f"{capacity_sql('i')} - COALESCE(u.used, 0) >= %s)"
         )
         params += [cid, smallest[cid], smallest[cid]]
+    scope, scope_params = "", []
+    if providers is not None:
+        clause, scope_params = _in("i.resource_provider_id", providers)
+        scope = f" AND {clause}"
     return _fetch(
         "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "
         "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0) "
@@ -111,26 +124,43 @@ def usable_inventories(smallest: dict) -> list:
         "  GROUP BY resource_provider_id, resource_class_id) u"
         " ON u.resource_provider_id = i.resource_provider_id"
         " AND u.resource_class_id = i.resource_class_id"
-        f" WHERE {' OR '.join(terms)}",
-        params,
+        f" WHERE ({' OR '.join(terms)}){scope}",
+        params + scope_params,
     )
 
 
-def sharing_among(shares_trait: int, provider_ids) -> set:
-    """Q2: which of ``provider_ids`` are sharing providers.
+def providers_with_trait(trait_id: int) -> list:
+    """Q2a: the ids of the providers that have a trait (the sharing trait).
 
-    SELECT resource_provider_id FROM resource_provider_traits
-    WHERE trait_id = :shares AND resource_provider_id IN (:providers)
+    SELECT resource_provider_id FROM resource_provider_traits WHERE trait_id = :trait
     """
-    clause, params = _in("resource_provider_id", provider_ids)
-    return {
-        row[0]
-        for row in _fetch(
-            "SELECT resource_provider_id FROM resource_provider_traits WHERE trait_id = %s "
-            f"AND {clause}",
-            [shares_trait] + params,
-        )
-    }
+    return [row[0] for row in _fetch(
+        "SELECT resource_provider_id FROM resource_provider_traits WHERE trait_id = %s",
+        [trait_id])]
+
+
+def providers_of_roots(first: int, last: int) -> list:
+    """Q4b: (id, uuid, parent id, root id) of every provider of the trees
+    whose root id is between ``first`` and ``last``.
+
+    SELECT id, uuid, parent_id, root_id FROM resource_providers
+    WHERE root_id BETWEEN :first AND :last
+    """
+    return _fetch(
+        "SELECT id, uuid, parent_id, root_id FROM resource_providers "
+        "WHERE root_id BETWEEN %s AND %s", [first, last])
+
+
+def next_roots(after: int, count: int) -> list:
+    """Q2: the ids of the next ``count`` tree roots after ``after``, in order:
+    the trees a search with a limit loads next.
+
+    SELECT id FROM resource_providers WHERE parent_id IS NULL AND id > :after
+    ORDER BY id LIMIT :count
+    """
+    return [row[0] for row in _fetch(
+        "SELECT id FROM resource_providers WHERE parent_id IS NULL AND id > %s "
+        "ORDER BY id LIMIT %s", [after, count])]
 
 
 def trees_reached(sharing) -> dict:
@@ -164,16 +194,20 @@ def tree_providers(provider_ids, reached_roots) -> list:
     WHERE root_id IN (SELECT root_id FROM resource_providers WHERE id IN (:providers))
        OR root_id IN (:reached roots)
     """
-    clause, params = _in("id", provider_ids)
-    sql = (
-        "SELECT id, uuid, parent_id, root_id FROM resource_providers WHERE root_id IN ("
-        f"SELECT root_id FROM resource_providers WHERE {clause})"
-    )
+    terms, params = [], []
+    if provider_ids:
+        clause, params = _in("id", provider_ids)
+        terms.append(f"root_id IN (SELECT root_id FROM resource_providers WHERE {clause})")
     if reached_roots:
         clause, more = _in("root_id", reached_roots)
-        sql += f" OR {clause}"
+        terms.append(clause)
         params += more
-    return _fetch(sql, params)
+    if not terms:
+        return []
+    return _fetch(
+        f"SELECT id, uuid, parent_id, root_id FROM resource_providers WHERE {' OR '.join(terms)}",
+        params,
+    )
 
 
 def provider_trait_ids(provider_ids) -> list:

@@ -22,6 +22,10 @@ databases are dropped and the server stopped at the end.
 Usage: .venv/bin/python benchmarks/bench.py [--providers 1000] [--trees 1000]
        [--requests 30] [--concurrency 10] [--concurrent-requests 100]
        [--pg postgres://root@127.0.0.1:5432 | mysql://root@127.0.0.1:3306] [--port 18390] [--workers 2]
+       [--only flat|nested] [--limit 1000] [--curve 1000,10000,50000]
+
+--curve runs the flat scenario once per cloud size (with --limit, as Nova
+asks) and prints how the median grows with the cloud, and the slope.
 """
 import argparse
 import json
@@ -343,6 +347,31 @@ def run_scenario(name, args, load_args, query_template):
         _psql(args.pg, f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
 
 
+def curve(args, sizes, query):
+    """The flat scenario at each cloud size: how the request's time grows
+    with the cloud (with a limit, it should hardly grow)."""
+    rows = []
+    for size in sizes:
+        report = run_scenario(f"flat{size}", args, ["load-flat", str(size)], query)
+        rows.append((size, report))
+        print(f"-- {size} providers: median {report['median_ms']} ms "
+              f"(database {report['db_median_ms']} ms), "
+              f"{report['allocation_requests']} allocation requests", flush=True)
+    print(f"== scaling: {query}")
+    print(f"   {'providers':>9}  {'median ms':>9}  {'p95 ms':>7}  {'database ms':>11}  "
+          f"{'req/s c' + str(args.concurrency):>9}")
+    for size, r in rows:
+        print(f"   {size:>9}  {r['median_ms']:>9}  {r['p95_ms']:>7}  {r['db_median_ms']:>11}  "
+              f"{r['requests_per_second']:>9}")
+    (n0, first), (n1, last) = rows[0], rows[-1]
+    if n1 > n0:
+        slope = (last["median_ms"] - first["median_ms"]) / (n1 - n0) * 1000
+        print(f"   slope: {slope:.1f} ms per 1,000 more providers; "
+              f"{n1 // n0}x the providers took {last['median_ms'] / first['median_ms']:.1f}x "
+              "the time")
+    print("CURVE " + json.dumps([dict(r, providers=n) for n, r in rows]))
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] in ("load-flat", "load-nested"):
         count = int(sys.argv[2])
@@ -359,12 +388,23 @@ def main():
     parser.add_argument("--port", type=int, default=18390)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", choices=["flat", "nested"])
+    parser.add_argument("--limit", type=int, default=0,
+                        help="add &limit=N to the candidates queries (Nova sends 1000)")
+    parser.add_argument("--curve", metavar="N,N,...",
+                        help="flat only, one run per cloud size (e.g. 1000,10000,50000), "
+                             "then the scaling table and its slope")
     args = parser.parse_args()
+    suffix = f"&limit={args.limit}" if args.limit else ""
+    if args.curve:
+        curve(args, [int(n) for n in args.curve.split(",")], FLAT_QUERY + suffix)
+        return
     reports = []
     if args.only in (None, "flat"):
-        reports.append(run_scenario("flat", args, ["load-flat", str(args.providers)], FLAT_QUERY))
+        reports.append(run_scenario("flat", args, ["load-flat", str(args.providers)],
+                                    FLAT_QUERY + suffix))
     if args.only in (None, "nested"):
-        reports.append(run_scenario("nested", args, ["load-nested", str(args.trees)], NESTED_QUERY))
+        reports.append(run_scenario("nested", args, ["load-nested", str(args.trees)],
+                                    NESTED_QUERY + suffix))
     for report in reports:
         print(f"== {report['scenario']}: {report['query']}")
         print(f"   data loaded in {report['load_seconds']} s; "
