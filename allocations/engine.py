@@ -429,6 +429,11 @@ class _Trees:
                 group.forbidden and p.traits & group.forbidden)
         return ok
 
+    def _count_picks(self, picks: int) -> None:
+        self.picks += picks
+        if 0 <= self.work_limit < self.picks:
+            raise combiner.TooMuchWork(self.picks)
+
     def _spread(self, group: ResolvedGroup, root) -> list:
         """The unsuffixed group: every pick of one able provider per class
         in the tree's pool, judged on the union of their traits."""
@@ -436,6 +441,17 @@ class _Trees:
         inventory = ctx.inventory
         pool = [rp for rp in self.pool(root) if self._usable(group, rp)]
         wanted = self._wanted(group)
+        if len(pool) == 1:
+            # A tree of one able provider (every flat cloud): one pick or none.
+            rp = pool[0]
+            for rc, amount in wanted:
+                entry = inventory.get((rp, rc))
+                if entry is None or not _amount_fits(entry, amount):
+                    return []
+            self._count_picks(1)
+            if group.required and not _traits_ok(ctx.providers[rp].traits, group.required, ()):
+                return []
+            return [combiner.Choice((rp,), tuple((rp, rc, amount) for rc, amount in wanted))]
         options = []
         for rc, amount in wanted:
             able = [rp for rp in pool
@@ -443,9 +459,7 @@ class _Trees:
             if not able:
                 return []
             options.append(able)
-        self.picks += prod(len(o) for o in options)
-        if 0 <= self.work_limit < self.picks:
-            raise combiner.TooMuchWork(self.picks)
+        self._count_picks(prod(len(o) for o in options))
         out = []
         for pick in product(*options):
             used = set(pick)
