@@ -90,6 +90,7 @@ def usable_inventories(smallest: dict, providers=None) -> list:
     FROM inventories i
     LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used
                FROM allocations WHERE resource_class_id IN (:classes)
+                     [AND resource_provider_id IN (:providers)]
                GROUP BY resource_provider_id, resource_class_id) u
       ON u.resource_provider_id = i.resource_provider_id
      AND u.resource_class_id = i.resource_class_id
@@ -103,7 +104,13 @@ def usable_inventories(smallest: dict, providers=None) -> list:
     the OR of capacity terms keeps and probed every inventory row by index.
     """
     classes = sorted(smallest)
-    terms, params = [], list(classes)
+    # A scoped search sums the usage of its own providers only, not of the
+    # whole cloud's allocations.
+    usage_scope, usage_params = "", []
+    if providers is not None:
+        clause, usage_params = _in("resource_provider_id", providers)
+        usage_scope = f" AND {clause}"
+    terms, params = [], list(classes) + usage_params
     for cid in classes:
         terms.append(
             "(i.resource_class_id = %s AND i.max_unit >= %s AND "
@@ -120,7 +127,7 @@ def usable_inventories(smallest: dict, providers=None) -> list:
         "FROM inventories i LEFT JOIN ("
         "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
         "  FROM allocations"
-        f"  WHERE resource_class_id IN ({_placeholders(classes)})"
+        f"  WHERE resource_class_id IN ({_placeholders(classes)}){usage_scope}"
         "  GROUP BY resource_provider_id, resource_class_id) u"
         " ON u.resource_provider_id = i.resource_provider_id"
         " AND u.resource_class_id = i.resource_class_id"

@@ -61,3 +61,17 @@ def test_a_small_limit_reads_only_the_first_pages(api, cloud):
     # The sharing providers, then two pages (50 roots: all full; then 100).
     assert loaded_small == 3
     assert loaded_all == 2  # the sharing providers, then every tree at once
+
+
+def test_pages_count_the_usage_of_their_providers(api, world, settings):
+    settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = False
+    nodes = [world.provider(f"n{i:03}", inventory={"VCPU": 2, "DISK_GB": 100})
+             for i in range(120)]
+    for node in nodes[:60]:
+        world.allocate(node, "VCPU", 2)  # full
+    world.allocate(nodes[60], "VCPU", 1)
+    body = _get(api, f"{URL}&limit=5")
+    named = [next(iter(ar["allocations"])) for ar in body["allocation_requests"]]
+    assert named == [n.uuid for n in nodes[60:65]]
+    assert body["provider_summaries"][nodes[60].uuid]["resources"]["VCPU"] == {
+        "capacity": 2, "used": 1}
