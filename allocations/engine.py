@@ -6,11 +6,12 @@ parses the query with ``placement_site.querystring``, calls
 calls the same function.
 
 The search, in a fixed number of SQL statements (``allocations.engine_sql``)
-whatever the number of providers: load the inventories that can serve a
-requested amount, the sharing providers and the trees they reach, and the
-trees' providers with their traits and aggregates; then build, per tree and
-per group, the ways the group can be met (``combiner.Choice``) and let
-``allocations.combiner`` pick valid combinations.
+whatever the number of providers (a few more per page of roots when a
+limit applies): load the sharing providers and the trees they reach, then
+the inventories that can serve a requested amount and the trees' providers
+with their traits and aggregates; build, per tree and per group, the ways
+the group can be met (``combiner.Choice``) and let ``allocations.combiner``
+pick valid combinations.
 
 Semantics (from the API reference and provider-tree guide):
 
