@@ -70,9 +70,12 @@ def _count(flavor, trees, pools, reaches) -> int:
     total = 0
     for root in sorted(trees, key=lambda r: trees[r][1]):
         members, _ = trees[root]
+        # Only the pools counted here: per aggregate, a tree may also reach
+        # pools of its other aggregates, which that count leaves out.
+        shared_by = sorted(s for s in reaches.get(root, ()) if s in remaining)
         local = {rc: sum(_slots(inv[rc], a) for inv in members if rc in inv)
                  for rc, a in flavor.resources.items()}
-        shared = {rc: sum(remaining[s].get(rc, 0) for s in reaches.get(root, ()))
+        shared = {rc: sum(remaining[s].get(rc, 0) for s in shared_by)
                   for rc in flavor.resources}
         n = min(local[rc] + shared[rc] for rc in flavor.resources)
         if n <= 0:
@@ -80,7 +83,7 @@ def _count(flavor, trees, pools, reaches) -> int:
         total += n
         for rc in flavor.resources:
             need = n - local[rc]
-            for s in sorted(reaches.get(root, ())):
+            for s in shared_by:
                 if need <= 0:
                     break
                 take = min(need, remaining[s].get(rc, 0))

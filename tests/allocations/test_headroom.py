@@ -88,3 +88,15 @@ def test_disabled_hosts_count_for_nothing(db):
     w.provider("off", inventory={"VCPU": 8, "MEMORY_MB": 65536},
                traits=["COMPUTE_STATUS_DISABLED"])
     assert headroom([LARGE])["m1.large"]["cloud"] == 2
+
+
+def test_a_tree_in_two_aggregates_counts_per_aggregate_only_that_aggregates_pools(db):
+    w = World()
+    agg_a, agg_b = w.aggregate(), w.aggregate()
+    disk = Flavor("d", {"VCPU": 1, "DISK_GB": 100})
+    w.provider("cn", inventory={"VCPU": 8}, aggs=[agg_a, agg_b])
+    w.provider("pool", inventory={"DISK_GB": 1000}, aggs=[agg_b],
+               traits=["MISC_SHARES_VIA_AGGREGATE"])
+    result = headroom([disk])["d"]
+    assert result["cloud"] == 8
+    assert result["aggregates"] == {str(agg_a.uuid): 0, str(agg_b.uuid): 8}
