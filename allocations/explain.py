@@ -24,7 +24,7 @@ Three levels, in the order the engine applies them:
    ``same_subtree``, the groups' combined amounts on one provider; then
    ``limit``.
 
-Callers: ``manage.py explain_candidates``, ``GET /-/explain`` and the
+Callers: ``manage.py explain_candidates``, ``GET /explain`` and the
 console's "Why no candidates?" page.
 """
 from __future__ import annotations

@@ -115,8 +115,18 @@ def provider_list(request):
     rows = [(rp, caps.get(rp.pk, []), rp.pk in disabled) for rp in page]
     return render(request, "console/provider_list.html", {
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
-        "problems": fs.problems,
+        "problems": fs.problems, "more_filters": _more_filters(request, fs),
     })
+
+
+# The API's parameters the FilterSet applies but the form has no field of its
+# own for: shown (and kept on the next submit) only when the URL has them.
+MORE_FILTERS = ("name", "uuid", "in_tree", "member_of", "required", "roots_only")
+
+
+def _more_filters(request, fs):
+    return [(name, fs.filters[name].label, value)
+            for name in MORE_FILTERS for value in request.GET.getlist(name) if value.strip()]
 
 
 @staff_required

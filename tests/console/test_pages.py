@@ -87,6 +87,23 @@ def test_provider_list_filters_and_paginates(staff, data, django_assert_max_num_
     assert "Badly formed resources parameter" in html
 
 
+def test_provider_list_form_shows_every_filter_of_the_url(staff, data):
+    # The API's parameters filter the list too: the form must show them, or
+    # the page lists fewer providers than its form says it was asked for.
+    root = data["roots"][0]
+    agg = data["aggregates"][0]
+    html = staff.get("/console/providers/", {
+        "in_tree": root.uuid, "member_of": agg.uuid, "required": "HW_CPU_X86_AVX",
+        "name": root.name}).content.decode()
+    form = html.split('class="filters"')[1].split("</form>")[0]
+    assert f'name="in_tree" value="{root.uuid}"' in form
+    assert f'name="member_of" value="{agg.uuid}"' in form
+    assert 'name="required" value="HW_CPU_X86_AVX"' in form
+    assert f'name="name" value="{root.name}"' in form
+    plain = staff.get("/console/providers/").content.decode()
+    assert 'name="in_tree"' not in plain.split('class="filters"')[1].split("</form>")[0]
+
+
 def test_provider_detail(staff, data, django_assert_max_num_queries):
     root = data["roots"][0]
     # 14: a root's page also sums its whole tree (2 queries, whatever its size).
