@@ -37,7 +37,9 @@ class Command(MaintenanceCommand):
             raise ValueError("--limit must be >= 0")
         if migration_age_hours < 0:
             raise ValueError("--migration-age-hours must be >= 0")
-        report = {"findings": {}, "fixes": {}, "remaining": 0}
+        # "fixes" has one shape: what --fix did, or with --dry-run what it would
+        # do (the counts it would report, no problems since nothing was tried).
+        report = {"findings": {}, "fixes": {}, "remaining": 0, "dry_run": bool(dry_run)}
         self.report = report
         remaining = 0
 
@@ -61,6 +63,7 @@ class Command(MaintenanceCommand):
         else:
             if empty and fix:
                 self.stdout.write(f"would delete {len(empty)} empty consumer(s)")
+                report["fixes"]["consumers_deleted"] = len(empty)
             remaining += len(empty)
 
         finding("invalid_rows", "stored rows the API would refuse", invalid_rows(), str)
@@ -89,6 +92,8 @@ class Command(MaintenanceCommand):
             if orphans and fix:
                 self.stdout.write(f"would drop allocations without inventory of "
                                   f"{consumers} consumer(s)")
+                report["fixes"]["consumers_rewritten"] = consumers
+                report["fixes"]["problems"] = []
             remaining += len(orphans)
 
         finding("consumers_spanning_trees", "consumers spanning more than one tree",
