@@ -4,8 +4,9 @@ written through the services as the API would write it.
 Four compute nodes, each with two NUMA cells (PCPU, VCPU, MEMORY_MB) and an
 SR-IOV NIC (SRIOV_NET_VF, bandwidth); a shared storage pool (DISK_GB) in the
 aggregate of the first three; traits; twelve instances spread over the
-nodes, one of them moving (a MIGRATION consumer holding the source); the
-fourth node disabled.
+nodes, one of them moving from compute-01 to compute-02 (its MIGRATION
+consumer holds the source host's allocations, the instance the
+destination's, as Nova does during a move); the fourth node disabled.
 """
 from __future__ import annotations
 
@@ -74,9 +75,10 @@ def _demo_cloud() -> dict:
             traits=["CUSTOM_PHYSNET_DATA"])
         nodes.append((cn, cells, nic))
 
-    requests = []
-    for i in range(12):
-        cn, cells, nic = nodes[i % 3]
+    def flavor_on(i, node):
+        """Instance ``i``'s resources on ``node`` (its host, a NUMA cell, the
+        NIC for every third one, a disk from the pool)."""
+        cn, cells, nic = node
         allocations = {
             cn: {"MEMORY_MB": 8192 * (1 + i % 2)},
             cells[i % 2]: {"VCPU": 4, "PCPU": 2 if i % 4 == 0 else 0},
@@ -84,16 +86,22 @@ def _demo_cloud() -> dict:
         }
         if i % 3 == 0:
             allocations[nic] = {"SRIOV_NET_VF": 1, "NET_BW_EGR_KILOBIT_PER_SEC": 1_000_000}
-        allocations = {rp: {rc: n for rc, n in res.items() if n} for rp, res in allocations.items()}
-        requests.append(ConsumerAllocations(
-            uuid=_uuid("instance", i), allocations=allocations,
-            project_id=f"project-{'abc'[i % 3]}", user_id="demo-user",
-            consumer_type="INSTANCE"))
-    # Instance 0 is being moved: its migration record holds the source node.
-    source_cn, source_cells, _ = nodes[0]
-    requests.append(ConsumerAllocations(
-        uuid=_uuid("migration", 0),
-        allocations={source_cn: {"MEMORY_MB": 8192}, source_cells[1]: {"VCPU": 4}},
-        project_id="project-a", user_id="demo-user", consumer_type="MIGRATION"))
+        return {rp: {rc: n for rc, n in res.items() if n} for rp, res in allocations.items()}
+
+    def consumer(uuid, allocations, project, consumer_type):
+        return ConsumerAllocations(uuid=uuid, allocations=allocations, project_id=project,
+                                   user_id="demo-user", consumer_type=consumer_type)
+
+    # Instance 0 is being moved from compute-01 to compute-02, as Nova moves
+    # one: the migration record holds what the instance held on the source,
+    # the instance already holds the destination's share.
+    source, destination = nodes[0], nodes[1]
+    requests = [
+        consumer(_uuid("instance", i), flavor_on(i, destination if i == 0 else nodes[i % 3]),
+                 f"project-{'abc'[i % 3]}", "INSTANCE")
+        for i in range(12)
+    ]
+    requests.append(consumer(_uuid("migration", 0), flavor_on(0, source), "project-a",
+                             "MIGRATION"))
     allocations_replace(requests=requests)
     return {"providers": 1 + 4 * 4, "consumers": len(requests)}
