@@ -43,3 +43,11 @@ except _database.DatabaseUnreachable as _exc:
 from placement_site import policy as _policy  # noqa: E402
 
 _policy.get_enforcer()
+
+# Everything loaded so far (Django, DRF, the policy, os-traits: about 100,000
+# objects) lives as long as the worker. Frozen, the cyclic collector stops
+# walking it on every full collection (about 80 ms each on the bench machine);
+# a request's own objects are still collected as before.
+import gc  # noqa: E402
+
+gc.freeze()
