@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db.models import Sum
 from django.http import QueryDict
@@ -62,12 +63,36 @@ CLOSEST = 5
 # -- What comes out ---------------------------------------------------------------
 
 
+# The sentences of the per-class failures, their numbers as named fields
+# (every number an amount of the class): ``reason`` formats them as plain
+# numbers, the console formats the same sentence with each amount in its unit.
+CLASS_REASONS = {
+    "resource_class_missing": "has no {rc} inventory",
+    "min_unit": "asked {asked} {rc} < min_unit {min_unit}",
+    "max_unit": "asked {asked} {rc} > max_unit {max_unit}",
+    "step_size": "asked {asked} {rc} is not a multiple of step_size {step_size}",
+    "capacity": "asked {asked} {rc} > free {free} (capacity {capacity}, used {used})",
+}
+
+
 @dataclass
 class Removed:
     uuid: str
     name: str
     reason: str  # a readable sentence with the numbers
     numbers: dict = field(default_factory=dict)  # asked, free, max_unit, ...
+    # The class the numbers are amounts of (a CLASS_REASONS failure), else None.
+    resource_class: str | None = None
+
+
+@dataclass
+class Reason:
+    """One failed constraint of a provider that came closest."""
+
+    kind: str
+    reason: str
+    numbers: dict = field(default_factory=dict)
+    resource_class: str | None = None
 
 
 @dataclass
@@ -88,6 +113,7 @@ class Closest:
     name: str
     failed: list  # readable reasons, fewest first across providers
     resource_class: str | None = None
+    reasons: list = field(default_factory=list)  # of Reason, as ``failed`` with the numbers
 
 
 @dataclass
@@ -249,30 +275,40 @@ def _load_everything(ctx) -> dict:
     return names
 
 
+class _Failure(NamedTuple):
+    kind: str
+    constraint: str
+    reason: str
+    numbers: dict
+    resource_class: str | None = None
+
+
+def _class_failure(kind, constraint, name, numbers) -> _Failure:
+    return _Failure(kind, constraint, CLASS_REASONS[kind].format(rc=name, **numbers), numbers,
+                    name)
+
+
 def _class_failures(ctx, rp, rc, amount, constraint) -> list:
     """Why provider ``rp`` cannot give ``amount`` of class ``rc`` in one allocation."""
     name = ctx.class_names[rc]
     entry = ctx.inventory.get((rp, rc))
     if entry is None:
-        return [("resource_class_missing", constraint, f"has no {name} inventory",
-                 {"asked": amount})]
+        return [_class_failure("resource_class_missing", constraint, name, {"asked": amount})]
     capacity, used, min_unit, max_unit, step = entry
     out = []
     if amount < min_unit:
-        out.append(("min_unit", constraint, f"asked {amount} {name} < min_unit {min_unit}",
-                    {"asked": amount, "min_unit": min_unit}))
+        out.append(_class_failure("min_unit", constraint, name,
+                                  {"asked": amount, "min_unit": min_unit}))
     if amount > max_unit:
-        out.append(("max_unit", constraint, f"asked {amount} {name} > max_unit {max_unit}",
-                    {"asked": amount, "max_unit": max_unit}))
+        out.append(_class_failure("max_unit", constraint, name,
+                                  {"asked": amount, "max_unit": max_unit}))
     if step and amount % step:
-        out.append(("step_size", constraint,
-                    f"asked {amount} {name} is not a multiple of step_size {step}",
-                    {"asked": amount, "step_size": step}))
+        out.append(_class_failure("step_size", constraint, name,
+                                  {"asked": amount, "step_size": step}))
     free = capacity - used
     if amount > free:
-        out.append(("capacity", constraint,
-                    f"asked {amount} {name} > free {free} (capacity {capacity}, used {used})",
-                    {"asked": amount, "free": free, "capacity": capacity, "used": used}))
+        out.append(_class_failure("capacity", constraint, name, {
+            "asked": amount, "free": free, "capacity": capacity, "used": used}))
     return out
 
 
@@ -287,13 +323,13 @@ def _provider_failures(ctx, group, p, trait_names, *, spread) -> list:
             if p.traits.isdisjoint(any_of):
                 wanted = sorted(trait_names[t] for t in any_of)
                 if len(wanted) == 1:
-                    out.append(("required", f"required{s}={wanted[0]}",
+                    out.append(_Failure("required", f"required{s}={wanted[0]}",
                                 f"lacks trait {wanted[0]}", {}))
                 else:
-                    out.append(("any_of_traits", f"required{s}=in:{','.join(wanted)}",
+                    out.append(_Failure("any_of_traits", f"required{s}=in:{','.join(wanted)}",
                                 f"has none of {', '.join(wanted)}", {}))
     for t in sorted(p.traits & group.forbidden):
-        out.append(("forbidden", f"required{s}=!{trait_names[t]}",
+        out.append(_Failure("forbidden", f"required{s}=!{trait_names[t]}",
                     f"has forbidden trait {trait_names[t]}", {}))
     member_of = group.spec.member_of
     if member_of.any_of or member_of.forbidden:
@@ -302,13 +338,13 @@ def _provider_failures(ctx, group, p, trait_names, *, spread) -> list:
             aggs = aggs | ctx.providers[p.root_id].aggs
         for any_of in member_of.any_of:
             if aggs.isdisjoint(any_of):
-                out.append(("member_of", f"member_of{s}={','.join(sorted(any_of))}",
+                out.append(_Failure("member_of", f"member_of{s}={','.join(sorted(any_of))}",
                             "is in none of the aggregates", {}))
         if not aggs.isdisjoint(member_of.forbidden):
-            out.append(("member_of", f"member_of{s}=!{','.join(sorted(member_of.forbidden))}",
+            out.append(_Failure("member_of", f"member_of{s}=!{','.join(sorted(member_of.forbidden))}",
                         "is in a forbidden aggregate", {}))
     if group.in_tree_root is not None and p.root_id != group.in_tree_root:
-        out.append(("in_tree", f"in_tree{s}={group.spec.in_tree}",
+        out.append(_Failure("in_tree", f"in_tree{s}={group.spec.in_tree}",
                     "is not in that tree" if group.in_tree_root != -1
                     else "no provider has that uuid", {}))
     return out
@@ -319,9 +355,9 @@ def _funnel(pool_failures: dict, names, ctx, show, resource_class=None) -> tuple
     first failure, in the order the constraints were checked."""
     order = []
     for failures in pool_failures.values():
-        for kind, constraint, _, _ in failures:
-            if (kind, constraint) not in order:
-                order.append((kind, constraint))
+        for failure in failures:
+            if (failure.kind, failure.constraint) not in order:
+                order.append((failure.kind, failure.constraint))
     order.sort(key=lambda kc: _ORDER.index(kc[0]))
     left = len(pool_failures)
     steps = []
@@ -336,8 +372,9 @@ def _funnel(pool_failures: dict, names, ctx, show, resource_class=None) -> tuple
         left -= len(removed)
         steps.append(Step(
             constraint, kind, len(removed),
-            [Removed(ctx.providers[pid].uuid, names[pid], pool_failures[pid][0][2],
-                     pool_failures[pid][0][3]) for pid in removed[:show]],
+            [Removed(ctx.providers[pid].uuid, names[pid], pool_failures[pid][0].reason,
+                     pool_failures[pid][0].numbers, pool_failures[pid][0].resource_class)
+             for pid in removed[:show]],
             left, resource_class))
     survivors = {pid for pid, f in pool_failures.items() if not f}
     return steps, survivors
@@ -386,7 +423,8 @@ def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplan
                         if f and not all(k == "resource_class_missing" for k, *_ in f)]
     closest_pool.sort(key=lambda item: (len(item[1]), names[item[0]]))
     closest = [
-        Closest(ctx.providers[pid].uuid, names[pid], [reason for _, _, reason, _ in f], cname)
+        Closest(ctx.providers[pid].uuid, names[pid], [x.reason for x in f], cname,
+                [Reason(x.kind, x.reason, x.numbers, x.resource_class) for x in f])
         for pid, f, cname in closest_pool[:CLOSEST]
     ]
     tree_steps = _tree_steps(ctx, group, choices, names, trait_names, show) if spread else []

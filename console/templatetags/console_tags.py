@@ -1,6 +1,9 @@
-"""Capacity bars: plain inline SVG, no JavaScript, no external assets."""
+"""Capacity bars (plain inline SVG, no JavaScript, no external assets) and
+amounts in their unit with the raw count on hover."""
 from django import template
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
+
+from allocations.explain import CLASS_REASONS
 
 register = template.Library()
 
@@ -78,3 +81,16 @@ def amount(value, resource_class):
     return format_html('<span class="amount" title="{raw} {rc}" data-sort="{raw}">{text}</span>',
                        raw=value, rc=resource_class,
                        text=human_amount(value, resource_class))
+
+
+@register.simple_tag
+def reason(kind, item):
+    """An explain failure (a ``Removed`` or a closest provider's ``Reason``)
+    as its sentence, each amount through :func:`amount`; other failures (traits,
+    aggregates, trees) as their plain text."""
+    sentence = CLASS_REASONS.get(kind)
+    rc = getattr(item, "resource_class", None)
+    if sentence is None or not rc:
+        return item.reason
+    return format_html(conditional_escape(sentence), rc=rc,
+                       **{name: amount(value, rc) for name, value in item.numbers.items()})
