@@ -233,9 +233,9 @@ def _totals(nodes) -> dict:
     return dict(sorted(totals.items()))
 
 
-def forest(query: str = "", limit: int = FOREST_TREES) -> tuple[list[Tree], int]:
+def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree], int]:
     """The trees whose providers' name or uuid contain ``query`` (all when
-    empty), at most ``limit`` of them, and how many matched."""
+    empty), at most ``limit`` of them (None: all), and how many matched."""
     trees, current = [], None
     for node in provider_forest():
         if node.depth == 0:
@@ -277,9 +277,10 @@ def trees_served(provider: ResourceProvider, traits, aggregate_ids) -> list[Reso
                 .exclude(pk=provider.pk).order_by("name")[:200])
 
 
-def project_totals(limit: int = 50) -> list[dict]:
+def project_totals(limit: int | None = 50) -> list[dict]:
     """Per project: its consumers and the amounts it holds per class, the
-    projects holding the most allocations first (2 queries)."""
+    projects holding the most allocations first, at most ``limit`` of them
+    (None: all) (2 queries)."""
     consumers = dict(Consumer.objects.values("project__external_id")
                      .annotate(n=Count("id")).values_list("project__external_id", "n"))
     totals = defaultdict(dict)

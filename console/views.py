@@ -9,7 +9,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.static import serve
@@ -81,8 +81,43 @@ def _query_without_page(request):
     return params.urlencode()
 
 
+def _wants_csv(request):
+    return request.GET.get("format") == "csv"
+
+
+def _overview_csv(table):
+    """One of the overview's tables as CSV (each table of a page names
+    itself with ``table=``; only that table is read)."""
+    if table == "totals":
+        return _csv("capacity-by-class.csv",
+                    ["resource_class", "total", "reserved", "allocation_ratio_min",
+                     "allocation_ratio_max", "capacity", "used", "free"],
+                    ([r.resource_class, r.total, r.reserved, r.ratio_min, r.ratio_max,
+                      r.capacity, r.used, r.free] for r in selectors.class_totals()))
+    if table == "headroom":
+        flavors = settings.PLACEMENT_FLAVORS
+        counts = headroom(flavors)
+        return _csv("headroom.csv", ["flavor", "resources", "aggregate", "instances"],
+                    ([flavor.name, _resources_text(flavor.resources), agg, n]
+                     for flavor in flavors
+                     for agg, n in [("", counts[flavor.name]["cloud"]),
+                                    *counts[flavor.name]["aggregates"].items()]))
+    if table == "fullest":
+        return _csv("fullest-providers.csv",
+                    ["uuid", "name", "resource_class", "used", "capacity", "percent"],
+                    ([rp.uuid, rp.name, cap.resource_class, cap.used, cap.capacity, cap.percent]
+                     for rp, cap in selectors.fullest_providers(10)))
+    raise Http404(f"no table {table!r} on this page")
+
+
+def _resources_text(resources):
+    return ",".join(f"{rc}:{n}" for rc, n in resources.items())
+
+
 @staff_required
 def overview(request):
+    if _wants_csv(request):
+        return _overview_csv(request.GET.get("table", ""))
     started = time.perf_counter()
     totals = selectors.class_totals()
     context = {
@@ -105,7 +140,7 @@ def provider_list(request):
         request.GET or None, queryset=ResourceProvider.objects.order_by("name"), lenient=True
     )
     qs = fs.qs
-    if request.GET.get("format") == "csv":
+    if _wants_csv(request):
         return _csv("providers.csv", ["uuid", "name", "parent_uuid", "generation",
                                       "resource_class", "capacity", "used"],
                     _provider_rows(qs))
@@ -159,13 +194,37 @@ def forest(request):
     """Every provider tree at once, each node with inventory, usage and
     consumers; a search keeps the trees holding a matching provider."""
     q = request.GET.get("q", "").strip()
+    if _wants_csv(request):
+        trees, _ = selectors.forest(q, limit=None)
+        return _csv("forest.csv", ["uuid", "name", "parent_uuid", "root_uuid", "resource_class",
+                                   "total", "reserved", "used", "capacity", "consumers"],
+                    _forest_rows(trees))
     trees, matched = selectors.forest(q)
     return render(request, "console/forest.html", {
         "trees": trees, "matched": matched, "q": q, "limit": selectors.FOREST_TREES})
 
 
+def _forest_rows(trees):
+    """One row per provider and class (one row, class empty, for a provider
+    without inventory); allocations without inventory have no total."""
+    for tree in trees:
+        for node in tree.nodes:
+            head = [node.uuid, node.name, node.parent_uuid or "", node.root_uuid]
+            for rc, inv in node.inventories.items() or [("", {})]:
+                yield head + [rc, inv.get("total", ""), inv.get("reserved", ""),
+                              inv.get("used", ""), inv.get("capacity", ""), node.consumers]
+
+
 @staff_required
 def consumer_list(request):
+    table = request.GET.get("table", "")
+    if _wants_csv(request) and table:
+        if table != "projects":
+            raise Http404(f"no table {table!r} on this page")
+        return _csv("project-usage.csv", ["project", "consumers", "resource_class", "used"],
+                    ([row["project"], row["consumers"], rc, n]
+                     for row in selectors.project_totals(limit=None)
+                     for rc, n in row["used"].items()))
     q = request.GET.get("q", "").strip()
     qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
         n_allocations=Count("allocations")).order_by("uuid")
@@ -176,7 +235,7 @@ def consumer_list(request):
         qs = qs.filter(consumer_type__isnull=True)
     elif consumer_type:
         qs = qs.filter(consumer_type__name=consumer_type)
-    if request.GET.get("format") == "csv":
+    if _wants_csv(request):
         return _csv("consumers.csv", ["uuid", "project", "user", "consumer_type", "generation",
                                       "allocations"],
                     ([c.uuid, c.project.external_id, c.user.external_id,
