@@ -111,6 +111,9 @@ _RESOURCES_FORM = (
 )
 
 
+_NEVER_MET = 2**31
+
+
 def parse_resources(text: str) -> dict:
     """``VCPU:2,DISK_GB:10`` -> {"VCPU": 2, "DISK_GB": 10}."""
     if text.strip() == "":
@@ -132,6 +135,10 @@ def parse_resources(text: str) -> dict:
             raise errors.BadRequest(
                 f"Requested resource {name} requires amount >= 1. Got: {amount}."
             )
+        # No provider gives more than its max_unit (at most a 32-bit integer)
+        # at once, so a larger amount matches nothing whatever it is; kept
+        # within what every database can bind.
+        amount = min(amount, _NEVER_MET)
         if name in amounts:
             raise errors.BadRequest(
                 f"Resource class {name} is requested more than once in resources parameter."
@@ -140,23 +147,30 @@ def parse_resources(text: str) -> dict:
     return amounts
 
 
-def _parse_any_of(value: str, bad) -> frozenset:
-    names = value[3:].split(",")
-    if not all(name.strip() for name in names):
-        raise bad(value)
+_ANY_OF_FORM = "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC'"
+
+
+def _parse_any_of(value: str) -> frozenset:
+    names = {name.strip() for name in value[3:].split(",")}
+    if not all(names):
+        raise errors.BadRequest(
+            "Invalid query string parameters: Expected 'required' parameter value of the "
+            f"form: in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: {value}"
+        )
     if any(name.startswith("!") for name in names):
         raise errors.BadRequest(
-            "Invalid query string parameters: forbidden traits (prefixed with '!') "
-            f"cannot be mixed into an 'in:' trait list. Got: {value}"
+            f"Invalid query string parameters: The format {_ANY_OF_FORM} does not support "
+            f"forbidden traits. Got: {value}"
         )
-    return frozenset(name.strip() for name in names)
+    return frozenset(names)
 
 
 def parse_required(values: list, mv, *, param: str = "required") -> RequiredTraits:
     """``required`` values (repeated keys ANDed from 1.39, else the last one wins).
 
     ``root_required`` shares the form (forbidden traits always allowed, no
-    ``in:``); ``param`` names the key in the error text.
+    ``in:``). The error texts are upstream's, which name ``required`` for
+    both; a run of leading ``!`` forbids the name after it, as upstream reads it.
     """
     result = RequiredTraits()
     if not values:
@@ -167,32 +181,29 @@ def parse_required(values: list, mv, *, param: str = "required") -> RequiredTrai
     allow_forbidden = is_root or mv >= (1, 22)
     form = "HW_CPU_X86_VMX,!CUSTOM_MAGIC" if allow_forbidden else "HW_CPU_X86_VMX,CUSTOM_MAGIC"
 
-    def bad(value):
-        return errors.BadRequest(
-            f"Invalid query string parameters: Expected '{param}' parameter value of "
-            f"the form: {form}. Got: {value}"
-        )
-
     for value in values:
         if value.startswith("in:"):
             if mv < (1, 39) or is_root:
                 raise errors.BadRequest(
-                    "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
-                    "microversion 1.39."
+                    f"Invalid query string parameters: The format {_ANY_OF_FORM} only "
+                    f"supported since microversion 1.39. Got: {value}"
                 )
-            result.any_of.append(_parse_any_of(value, bad))
+            result.any_of.append(_parse_any_of(value))
             continue
-        names = value.split(",")
-        if not all(name.strip() for name in names):
-            raise bad(value)
-        for name in names:
-            name = name.strip()
-            if name.startswith("!"):
-                if not allow_forbidden or not name[1:]:
-                    raise bad(value)
-                result.forbidden.add(name[1:])
-            else:
-                result.any_of.append(frozenset([name]))
+        names = [name.strip() for name in value.split(",")]
+        forbidden = {name.lstrip("!") for name in names if name.startswith("!")}
+        if not all(names) or not all(forbidden):
+            raise errors.BadRequest(
+                "Invalid query string parameters: Expected 'required' parameter value of "
+                f"the form: {form}. Got an empty trait in: {value}"
+            )
+        if forbidden and not allow_forbidden:
+            raise errors.BadRequest(
+                "Invalid query string parameters: Expected 'required' parameter value of "
+                f"the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: {value}"
+            )
+        result.forbidden |= forbidden
+        result.any_of.extend(frozenset([name]) for name in names if not name.startswith("!"))
     return result
 
 
@@ -206,18 +217,13 @@ def parse_member_of(values: list, mv, *, suffix: str = "") -> MemberOf:
     for value in values:
         text, forbidden = value, False
         if text.startswith("!"):
-            if mv < (1, 32):
-                raise errors.BadRequest(
-                    "Forbidden member_of parameters are not supported in the specified "
-                    "microversion"
-                )
             forbidden, text = True, text[1:]
         if text.startswith("in:"):
             parts = text[3:].split(",")
         elif "," in text:
             raise errors.BadRequest(
                 "Multiple values for 'member_of' must be prefixed with the 'in:' or "
-                "'!in:' keyword using the valid microversion."
+                f"'!in:' keyword using the valid microversion. Got: {value}"
             )
         else:
             parts = [text]
@@ -227,9 +233,14 @@ def parse_member_of(values: list, mv, *, suffix: str = "") -> MemberOf:
             if canonical is None:
                 raise errors.BadRequest(
                     "Invalid query string parameters: Expected 'member_of' parameter to "
-                    f"contain valid UUID(s). Got: {value}"
+                    f"contain valid UUID(s). Got: {part}"
                 )
             uuids.add(canonical)
+        if forbidden and mv < (1, 32):
+            raise errors.BadRequest(
+                f"Forbidden member_of{suffix} parameters are not supported in the specified "
+                "microversion"
+            )
         if forbidden:
             result.forbidden |= uuids
         else:
@@ -238,11 +249,11 @@ def parse_member_of(values: list, mv, *, suffix: str = "") -> MemberOf:
 
 
 def parse_in_tree(value: str) -> str:
-    canonical = normalize_uuid(value)
+    canonical = normalize_uuid(value.strip())
     if canonical is None:
         raise errors.BadRequest(
             "Invalid query string parameters: Expected 'in_tree' parameter to be a "
-            f"format of uuid. Got: {value}."
+            f"format of uuid. Got: {value}"
         )
     return canonical
 
@@ -333,19 +344,20 @@ def _check_groups_1_36(groups: dict, same_subtree: list) -> None:
 
 
 def _check_orphans(groups: dict) -> None:
-    orphans = sorted(
+    # Named in query order, as upstream does.
+    orphans = [
         f"required{s}" for s, g in groups.items()
         if (g.required.any_of or g.required.forbidden) and not g.resources
-    )
+    ]
     if orphans:
         raise errors.BadRequest(
             "All traits parameters must be associated with resources.  Found the "
             f"following orphaned traits keys: {', '.join(orphans)}"
         )
-    orphans = sorted(
+    orphans = [
         f"member_of{s}" for s, g in groups.items()
         if (g.member_of.any_of or g.member_of.forbidden) and not g.resources
-    )
+    ]
     if orphans:
         raise errors.BadRequest(
             "All member_of parameters must be associated with resources. Found the "

@@ -55,3 +55,20 @@ def test_more_query_parameters_than_django_parses(api):
         response = api.get(f"{path}?{query}", mv="1.39")
         assert response.status_code == 400, path
         assert "number of GET/POST parameters" in _error(response)["detail"]
+
+
+@pytest.mark.parametrize("path", [
+    "/allocation_candidates?resources=VCPU:99999999999999999999999",
+    "/allocation_candidates?resources1=VCPU:99999999999999999999999&resources2=VCPU:1"
+    "&group_policy=none",
+    "/resource_providers?resources=VCPU:99999999999999999999999",
+])
+def test_an_amount_past_a_machine_integer_finds_nothing(api, path):
+    # No provider can give more than max_unit (at most 2147483647) at once:
+    # such an amount matches nothing, as upstream answers on PostgreSQL.
+    rp = ResourceProviderFactory()
+    InventoryFactory(resource_provider=rp, total=8)
+    response = api.get(path, mv="1.39")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body.get("allocation_requests", []) == [] and body.get("resource_providers", []) == []

@@ -31,7 +31,7 @@ def test_comma_list_without_in_prefix_is_refused_with_upstreams_words():
         parse_member_of([f"{AGG1},{AGG2}"], (1, 39))
     assert str(exc.value) == (
         "Multiple values for 'member_of' must be prefixed with the 'in:' or "
-        "'!in:' keyword using the valid microversion."
+        f"'!in:' keyword using the valid microversion. Got: {AGG1},{AGG2}"
     )
 
 
@@ -69,5 +69,5 @@ def test_both_endpoints_refuse_a_bad_trait_list_alike(api, path):
     assert resp.status_code == 400
     assert (
         "Invalid query string parameters: Expected 'required' parameter value of the form: "
-        "HW_CPU_X86_VMX,!CUSTOM_MAGIC. Got: A,,B"
+        "HW_CPU_X86_VMX,!CUSTOM_MAGIC. Got an empty trait in: A,,B"
     ) in resp.json()["errors"][0]["detail"]
