@@ -11,7 +11,9 @@ decorators would only repeat:
 - JSON Schema 2020-12 spellings of the request schemas the API validates
   with (they are Draft 4, as upstream's: ``exclusiveMinimum: true`` becomes a
   number);
-- a description on every operation, one spelling of the tags, ``limit`` a number;
+- a description on every operation, one spelling of the tags, ``limit`` a number,
+  and the checks the server makes on query parameters (uuids, ``group_policy``,
+  ``/usages`` ids);
 - named components for the request and response bodies.
 """
 import copy
@@ -157,11 +159,24 @@ def postprocess(result, generator, request, public):
             # One spelling of the tags ("resource providers", not "resource_providers").
             operation["tags"] = [t.replace("_", " ") for t in operation.get("tags") or []]
             for param in params:
-                if param.get("in") == "query" and param["name"] == "limit":
+                if param.get("in") != "query":
+                    continue
+                name = param["name"]
+                if name == "limit":
                     # The server reads it as digits (upstream's schema); it is a number.
                     param["schema"] = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
-                elif param.get("in") == "query" and param["name"] == "in_tree":
+                elif name == "in_tree" and path == "/allocation_candidates":
+                    # Read with the spaces around it stripped, as upstream reads it.
+                    param["schema"] = {"type": "string",
+                                       "pattern": r"^\s*" + UUID_PATTERN[1:-1] + r"\s*$"}
+                elif name in ("in_tree", "uuid"):
                     param["schema"] = {"type": "string", "pattern": UUID_PATTERN}
+                elif name == "group_policy":
+                    param["schema"] = {"type": "string", "enum": ["none", "isolate"]}
+                elif path == "/usages":
+                    # External ids and consumer types: 1 to 255 characters, no NUL.
+                    param["schema"] = {"type": "string", "minLength": 1, "maxLength": 255,
+                                       "pattern": "^[^\\x00]*$"}
             description = operation.get("description") or ""
             if not description or description == _BASE_DOCSTRING or description.startswith("/"):
                 operation["description"] = operation.get("summary") or description

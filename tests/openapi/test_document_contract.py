@@ -110,3 +110,22 @@ def test_every_201_names_its_location(document):
     assert len(created) >= 4
     for path, method, response in created:
         assert "Location" in response.get("headers", {}), (path, method)
+
+
+def _query(document, path, name):
+    return next(p["schema"] for p in document["paths"][path]["get"]["parameters"]
+                if p["in"] == "query" and p["name"] == name)
+
+
+def test_query_parameters_carry_what_the_server_checks(document):
+    # GET /resource_providers?uuid= is checked as a uuid.
+    assert _query(document, "/resource_providers", "uuid")["pattern"].startswith("^[0-9a-fA-F]{8}")
+    # group_policy is one of two words.
+    assert _query(document, "/allocation_candidates", "group_policy")["enum"] == [
+        "none", "isolate"]
+    # /usages: external ids of 1 to 255 characters.
+    for name in ("project_id", "user_id", "consumer_type"):
+        schema = _query(document, "/usages", name)
+        assert (schema["minLength"], schema["maxLength"]) == (1, 255), name
+    # The candidates' in_tree is read with the spaces around it stripped (as upstream).
+    assert _query(document, "/allocation_candidates", "in_tree")["pattern"].startswith(r"^\s*")
