@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import os_resource_classes
 import os_traits
@@ -132,6 +133,22 @@ def invalid_rows(limit: int = 50) -> list[str]:
     for uuid in ResourceProvider.objects.values_list("uuid", flat=True).iterator():
         if normalize_uuid(uuid) is None:
             lines.append(f"provider uuid {uuid!r} is not a uuid")
+    # Names the API would refuse to create (an older load stored what it was given).
+    from resource_classes.api.schemas import CUSTOM_NAME_PATTERN
+
+    custom = re.compile(CUSTOM_NAME_PATTERN)
+    for kind, model, standard in (
+        ("resource class", ResourceClass, set(os_resource_classes.STANDARDS)),
+        ("trait", Trait, set(os_traits.get_traits())),
+    ):
+        for name in model.objects.order_by("name").values_list("name", flat=True):
+            if name not in standard and not custom.match(name):
+                lines.append(f"{kind} {name!r} is neither standard nor CUSTOM_[A-Z0-9_]+")
+    from allocations.models import Consumer
+
+    for uuid in Consumer.objects.values_list("uuid", flat=True).iterator():
+        if normalize_uuid(uuid) is None:
+            lines.append(f"consumer uuid {uuid!r} is not a uuid")
     return lines[:limit]
 
 

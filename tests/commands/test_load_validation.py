@@ -49,10 +49,24 @@ KINDS = ["negative total", "reserved above total", "max_unit 0", "negative alloc
          "empty project", "unknown trait"]
 
 
+def _every_row():
+    """Every row of every table, ids and timestamps included: the database
+    as stored, not as exported."""
+    from django.db import connection
+
+    rows = {}
+    with connection.cursor() as cursor:
+        for table in sorted(connection.introspection.table_names()):
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
+            rows[table] = sorted(map(repr, cursor.fetchall()))
+    return rows
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_bad_row_refuses_the_whole_file(tmp_path, kind):
     _populate()
     before = _snapshot()
+    stored = _every_row()
     dump = copy.deepcopy(before)
     # Something else changes too, to show nothing at all is written.
     dump["resource_providers"][0]["name"] = "renamed-by-the-load"
@@ -63,6 +77,7 @@ def test_a_bad_row_refuses_the_whole_file(tmp_path, kind):
     assert code == 2
     assert "refused, nothing written" in out
     assert _snapshot() == before
+    assert _every_row() == stored
 
 
 def test_the_message_names_row_and_reason(tmp_path):
@@ -120,3 +135,28 @@ def test_import_upstream_refuses_a_bad_row(tmp_path):
     assert code == 2
     assert "refused, nothing written" in out and "max_unit" in out
     assert not ResourceProvider.objects.exists()
+
+
+def test_status_and_audit_flag_names_and_consumer_uuids_the_api_would_refuse():
+    """An older load could store a class or trait name that is neither
+    standard nor CUSTOM_, and a consumer whose uuid is not one."""
+    from django.db import connection
+
+    from providers.models import Inventory
+    from resource_classes.models import ResourceClass, Trait
+
+    root, _, consumer = _populate()
+    odd = ResourceClass.objects.create(name="NOT_A_CLASS")
+    Inventory.objects.create(resource_provider=root, resource_class=odd, total=4, max_unit=4)
+    Trait.objects.create(name="lower_case")
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE consumers SET uuid = 'not-a-uuid' WHERE id = %s", [consumer.pk])
+    code, out = run("placement_status")
+    assert code == 1
+    assert "[FAIL] Stored rows are valid" in out
+    assert "resource class 'NOT_A_CLASS' is neither standard nor CUSTOM_" in out
+    assert "trait 'lower_case' is neither standard nor CUSTOM_" in out
+    assert "consumer uuid 'not-a-uuid' is not a uuid" in out
+    code, out = run("audit_allocations")
+    assert code == 1
+    assert "stored rows the API would refuse: 3" in out
