@@ -52,3 +52,24 @@ def test_placement_status_fails_with_exit_2(tmp_path, settings, capsys):
         call_command("placement_status")
     assert info.value.code == 2
     assert "[FAIL] Policy file is readable" in capsys.readouterr().out
+
+
+def test_policy_show_into_a_closed_pipe_is_quiet():
+    """`policy_show | head`: the reader leaving early is no error and no traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line is written
+    try:
+        done = subprocess.run([sys.executable, str(root / "manage.py"), "policy_show"],
+                              stdout=write, stderr=subprocess.PIPE, text=True, env=env,
+                              cwd=root, timeout=120)
+    finally:
+        os.close(write)
+    assert done.returncode == 0, done.stderr
+    assert "BrokenPipeError" not in done.stderr and "Traceback" not in done.stderr
