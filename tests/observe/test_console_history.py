@@ -25,7 +25,8 @@ def test_timeline_on_consumer_and_provider_pages(api, provider, staff):
     assert 'id="history"' in page and request_id in page and provider.uuid in page
     # Newest first: the 2 -> 3 change comes before the 0 -> 2 one.
     timeline = page[page.index('id="history"'):]
-    assert timeline.index(">3</td>") < timeline.index(">0</td>")
+    # (amounts are spans carrying the raw count).
+    assert timeline.index('data-sort="3"') < timeline.index('data-sort="0"')
     page = staff.get(f"/console/providers/{provider.uuid}/").content.decode()
     assert 'id="history"' in page and consumer in page
 
