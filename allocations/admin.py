@@ -1,18 +1,22 @@
 """Admin for consumers and allocations: read-only (allocation writes need the
-generation and capacity checks of the services)."""
+generation and capacity checks of the services). Flavors (for headroom) are
+added and deleted through their services."""
 from django.contrib import admin
 from django.utils.html import format_html
 
+from allocations import services
+from allocations.forms import FlavorForm
 from allocations.models import (
     Allocation,
     AllocationChange,
     Consumer,
     ConsumerType,
+    Flavor,
     Project,
     UsageSnapshot,
     User,
 )
-from placement_site.admin import ReadOnlyAdmin, ReadOnlyInline
+from placement_site.admin import ReadOnlyAdmin, ReadOnlyInline, ServiceWritesAdmin
 
 ALLOCATIONS_READ_ONLY = (
     "Allocations are read-only in the admin: they are written through the API "
@@ -88,3 +92,28 @@ class UsageSnapshotAdmin(ReadOnlyAdmin):
     read_only_note = "Written by take_usage_snapshot; the console's Usage page charts them."
     list_display = ("taken_at", "resource_class", "aggregate_uuid", "capacity", "used")
     search_fields = ("aggregate_uuid", "resource_class")
+
+
+@admin.register(Flavor)
+class FlavorAdmin(ServiceWritesAdmin):
+    """Flavors for headroom: added and deleted through the services (the same
+    form and checks as the console's Flavors page); a flavor is replaced by
+    deleting and adding it, not edited."""
+
+    form = FlavorForm
+    list_display = ("name", "resources", "created_at")
+    search_fields = ("name", "resources")
+    fields = ("name", "resources")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        obj.pk = services.flavor_create(name=obj.name, resources=obj.resources).pk
+
+    def delete_model(self, request, obj):
+        services.flavor_delete(name=obj.name)
+
+    def delete_queryset(self, request, queryset):
+        for name in queryset.values_list("name", flat=True):
+            services.flavor_delete(name=name)

@@ -13,21 +13,41 @@ down in turn (trees by root name), so a pool is never counted twice.
 
 Trees whose root is marked COMPUTE_STATUS_DISABLED count for nothing. Read
 in four statements whatever the cloud's size.
+
+The flavors come from two places (:func:`flavor_list`): the
+``PLACEMENT_FLAVORS`` setting and the ``Flavor`` rows operators store from
+the console or the admin. A name both define is the setting's: the
+deployment's configuration wins, and the stored row is shown as overridden.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
 import os_traits
+from django.conf import settings
 from django.db.models import Sum
 
+from allocations import models
 from allocations.models import Allocation
-from placement_site.querystring import Flavor
+from placement_site.querystring import Flavor, parse_resources
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, capacity_of, unit_ok
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
 # Nova schedules nothing to a host whose root has this trait: no headroom there.
 DISABLED = os_traits.COMPUTE_STATUS_DISABLED
+
+
+def flavor_list() -> list[Flavor]:
+    """The flavors headroom counts: ``PLACEMENT_FLAVORS`` in their order, then
+    the stored ones by name, leaving out a stored one whose name the setting
+    defines (1 statement)."""
+    configured = list(settings.PLACEMENT_FLAVORS)
+    taken = {f.name for f in configured}
+    return configured + [
+        Flavor(name, parse_resources(text))
+        for name, text in models.Flavor.objects.order_by("name").values_list("name", "resources")
+        if name not in taken
+    ]
 
 
 def _load():

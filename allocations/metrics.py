@@ -7,6 +7,9 @@ usage per project, consumer type and class) and keeps the result for
 several Prometheus servers do not load the database.  The gauges are
 computed at scrape time (a custom collector), not stored per worker, so in
 multi-process mode they are reported once, not summed.
+
+The headroom gauge, cached the same way, adds one SELECT a refresh (the
+flavors stored in the console) and four more when there is any flavor.
 """
 import threading
 import time
@@ -59,15 +62,16 @@ _headroom_cache = {"at": None, "value": None}
 
 
 def cached_headroom(now=None):
-    """allocations.headroom for the configured flavors, kept as long as the
-    capacity figures (four statements a refresh)."""
-    from allocations.headroom import headroom
+    """allocations.headroom for the flavors of the setting and the stored
+    ones, kept as long as the capacity figures (one statement a refresh for
+    the stored flavors, four more when there is any flavor)."""
+    from allocations.headroom import flavor_list, headroom
 
     now = time.monotonic() if now is None else now
     with _lock:
         if (_headroom_cache["at"] is None
                 or now - _headroom_cache["at"] >= settings.PLACEMENT_METRICS_CACHE_SECONDS):
-            _headroom_cache["value"] = headroom(settings.PLACEMENT_FLAVORS)
+            _headroom_cache["value"] = headroom(flavor_list())
             _headroom_cache["at"] = now
         return _headroom_cache["value"]
 
@@ -103,13 +107,14 @@ class CapacityCollector:
         for project, consumer_type, rc, amount in by_project:
             project_used.add_metric([project, consumer_type or "", rc], amount)
         yield project_used
-        if settings.PLACEMENT_FLAVORS:
+        headroom = cached_headroom()
+        if headroom:
             fits = GaugeMetricFamily(
                 "placement_headroom_instances",
-                "Instances of each configured flavor that still fit (PLACEMENT_FLAVORS), in the "
-                "whole cloud (aggregate \"\") and per aggregate.",
+                "Instances of each flavor (PLACEMENT_FLAVORS and those stored in the console) "
+                "that still fit, in the whole cloud (aggregate \"\") and per aggregate.",
                 labels=["flavor", "aggregate"])
-            for flavor, counts in cached_headroom().items():
+            for flavor, counts in headroom.items():
                 fits.add_metric([flavor, ""], counts["cloud"])
                 for agg, n in counts["aggregates"].items():
                     fits.add_metric([flavor, agg], n)

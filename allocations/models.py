@@ -140,3 +140,25 @@ class UsageSnapshot(models.Model):
         db_table = "usage_snapshots"
         ordering = ["taken_at", "id"]
         indexes = [models.Index(fields=["aggregate_uuid", "resource_class", "taken_at"])]
+
+
+class Flavor(models.Model):
+    """A named request shape an operator stored for headroom (the console's
+    Flavors page or the admin), beside the ``PLACEMENT_FLAVORS`` setting.
+
+    ``resources`` is the unsuffixed group as the setting writes it
+    (``VCPU:4,MEMORY_MB:8192,DISK_GB:80``), checked on the way in by
+    ``allocations.services.flavor_parse``; a name the setting also defines is
+    the setting's (``allocations.headroom.flavor_list``).
+    """
+
+    name = models.CharField(max_length=255, unique=True)
+    resources = models.CharField(max_length=1024)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "flavors"
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name

@@ -17,4 +17,6 @@ urlpatterns = [
     path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),
     path("why/", views.why_no_candidates, name="why"),
     path("usage/", views.usage, name="usage"),
+    path("flavors/", views.flavors, name="flavors"),
+    path("flavors/<int:pk>/delete/", views.flavor_delete, name="flavor_delete"),
 ]

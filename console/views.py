@@ -1,4 +1,6 @@
-"""The operator console: read-only pages for staff users."""
+"""The operator console: pages for staff users. They read; the one thing they
+write is the flavors headroom counts (the Flavors page), through
+``allocations.services``."""
 import csv
 import itertools
 import time
@@ -10,13 +12,15 @@ from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import explain, history, snapshots
-from allocations.headroom import headroom
-from allocations.models import Consumer, ConsumerType, UsageSnapshot
+from allocations import explain, history, services, snapshots
+from allocations.forms import FlavorForm
+from allocations.headroom import flavor_list, headroom
+from allocations.models import Consumer, ConsumerType, Flavor, UsageSnapshot
 from console import charts
 from console import selectors
 from console.throttle import ThrottledAuthenticationForm
@@ -95,7 +99,7 @@ def _overview_csv(table):
                     ([r.resource_class, r.total, r.reserved, r.ratio_min, r.ratio_max,
                       r.capacity, r.used, r.free] for r in selectors.class_totals()))
     if table == "headroom":
-        flavors = settings.PLACEMENT_FLAVORS
+        flavors = flavor_list()
         counts = headroom(flavors)
         return _csv("headroom.csv", ["flavor", "resources", "aggregate", "instances"],
                     ([flavor.name, _resources_text(flavor.resources), agg, n]
@@ -125,11 +129,49 @@ def overview(request):
         "chart": selectors.usage_by_class_chart(totals),
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
-        "headroom": headroom(settings.PLACEMENT_FLAVORS),
-        "flavors": settings.PLACEMENT_FLAVORS,
     }
+    context["flavors"] = flavor_list()
+    context["headroom"] = headroom(context["flavors"])
+    context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
     context["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return render(request, "console/overview.html", context)
+
+
+@staff_required
+def flavors(request):
+    """The flavors headroom counts: those of ``PLACEMENT_FLAVORS`` (read-only
+    here) and those operators stored, which this page adds (POST, the shared
+    ``FlavorForm``) and deletes."""
+    form = FlavorForm(request.POST if request.method == "POST" else None)
+    if form.is_bound and form.is_valid():
+        try:
+            services.flavor_create(name=form.cleaned_data["name"],
+                                   resources=form.cleaned_data["resources"])
+        except errors.PlacementError as exc:  # e.g. the name was taken meanwhile
+            form.add_error(None, exc.detail)
+        else:
+            return redirect("console:flavors")
+    configured = list(settings.PLACEMENT_FLAVORS)
+    taken = {f.name for f in configured}
+    stored = [(f, f.name in taken) for f in Flavor.objects.order_by("name")]
+    if _wants_csv(request):
+        return _csv("flavors.csv", ["name", "resources", "defined_in", "counted"], [
+            *([f.name, _resources_text(f.resources), "settings", "yes"] for f in configured),
+            *([f.name, f.resources, "console", "no" if shadowed else "yes"]
+              for f, shadowed in stored)])
+    return render(request, "console/flavors.html", {
+        "form": form, "configured": configured, "stored": stored})
+
+
+@staff_required
+@require_POST
+def flavor_delete(request, pk):
+    flavor = get_object_or_404(Flavor, pk=pk)
+    try:
+        services.flavor_delete(name=flavor.name)
+    except errors.NotFound:
+        pass  # deleted meanwhile: what was asked for
+    return redirect("console:flavors")
 
 
 @staff_required

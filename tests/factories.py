@@ -4,7 +4,7 @@ import uuid
 import factory
 from factory.django import DjangoModelFactory
 
-from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from allocations.models import Allocation, Consumer, ConsumerType, Flavor, Project, User
 from providers.models import Aggregate, Inventory, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 
@@ -117,3 +117,14 @@ class AllocationFactory(DjangoModelFactory):
     consumer = factory.SubFactory(ConsumerFactory)
     resource_class = factory.LazyFunction(lambda: resource_class("VCPU"))
     used = 1
+
+
+class FlavorFactory(DjangoModelFactory):
+    """A stored flavor (headroom); ``resources`` as the service writes it."""
+
+    class Meta:
+        model = Flavor
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"flavor-{n}")
+    resources = "VCPU:1"
