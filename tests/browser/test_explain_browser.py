@@ -55,7 +55,7 @@ def test_explain_page_names_max_unit_capacity_and_trees(browser, live_server, cl
     page.click("form.why button")
     page.wait_for_selector("#verdict.ok")
     assert "1 allocation request(s) found." in page.locator("#verdict").inner_text()
-    assert "pool (DISK_GB 10)" in page.locator("#candidates").inner_text()
+    assert "pool (DISK_GB 10 GiB)" in page.locator("#candidates").inner_text()  # in its unit
     page.screenshot(path=str(SHOTS / "explain_candidates.png"), full_page=True)
 
     page.click("#group-unsuffixed .closest a >> nth=0")
