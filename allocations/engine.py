@@ -395,22 +395,30 @@ class _Trees:
         return lists
 
     def _single(self, group: ResolvedGroup, root) -> list:
-        """A suffixed group, met by one provider alone."""
+        """A suffixed group, met by one provider alone.
+
+        Inventory first: most of a tree's providers lack the group's
+        classes, and one dict look-up turns them away before the costlier
+        placement and trait checks."""
         ctx = self.ctx
+        inventory = ctx.inventory
         wanted = self._wanted(group)
+        member_of = group.spec.member_of
+        placed = group.in_tree_root is not None or member_of.any_of or member_of.forbidden
+        traits = group.required or group.forbidden
         out = []
         for rp in self.pool(root) if group.resources else self.members.get(root, []):
-            p = ctx.providers[rp]
-            if not _placement_ok(ctx, group, p, spans_tree=False):
-                continue
-            if not _traits_ok(p.traits, group.required, group.forbidden):
-                continue
-            if not all(
-                (rp, rc) in ctx.inventory and _amount_fits(ctx.inventory[(rp, rc)], amount)
-                for rc, amount in group.resources.items()
-            ):
-                continue
-            out.append(combiner.Choice((rp,), tuple((rp, rc, a) for rc, a in wanted)))
+            for rc, amount in wanted:
+                entry = inventory.get((rp, rc))
+                if entry is None or not _amount_fits(entry, amount):
+                    break
+            else:
+                p = ctx.providers[rp]
+                if placed and not _placement_ok(ctx, group, p, spans_tree=False):
+                    continue
+                if traits and not _traits_ok(p.traits, group.required, group.forbidden):
+                    continue
+                out.append(combiner.Choice((rp,), tuple((rp, rc, a) for rc, a in wanted)))
         return out
 
     def _wanted(self, group: ResolvedGroup) -> list:
