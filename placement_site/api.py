@@ -15,7 +15,6 @@ import logging
 from email.utils import formatdate
 
 import jsonschema
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions as drf_exceptions
@@ -65,12 +64,13 @@ def exception_handler(exc, context):
         return errors.render_error(
             django_request, errors.PlacementError(str(exc.detail), status=exc.status_code)
         )
-    if isinstance(exc, RequestDataTooBig):
-        return errors.render_error(django_request, errors.RequestTooLarge(str(exc)))
-    if isinstance(exc, SuspiciousOperation):
-        # Django refusing to parse the request (too many query or form
-        # fields, and the like): the client's fault, and nothing was read.
-        return errors.render_error(django_request, errors.BadRequest(str(exc)))
+    mapped = errors.for_request_error(exc)
+    if mapped is not None:
+        # Django refusing to parse the request (a body over the limit, too
+        # many fields, a body the client stopped sending): the client's fault.
+        LOG.info("%s %s: %s (%s: %s)", request.method, request.path, mapped.status,
+                 type(exc).__name__, exc)
+        return errors.render_error(django_request, mapped)
     mapped = errors.for_database_error(exc)
     if mapped is not None:
         LOG.warning("%s %s: %s (%s)", request.method, request.path, mapped.status, exc)

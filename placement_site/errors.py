@@ -155,6 +155,30 @@ def for_database_error(exc):
     return None
 
 
+def for_request_error(exc):
+    """The PlacementError one of Django's refusals while reading a request
+    stands for, or None when ``exc`` is not one.
+
+    The body over the upload limit is a 413; too many query or form fields
+    (and Django's other ``SuspiciousOperation``), a malformed multipart body,
+    Django's ``BadRequest`` and a body that cannot be read to its end (the
+    client went away in the middle of it: ``UnreadablePostError``) are the
+    client's fault and a 400. Nothing of the request was acted on.
+    """
+    from django.core.exceptions import BadRequest as DjangoBadRequest
+    from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+    from django.http.multipartparser import MultiPartParserError
+    from django.http.request import UnreadablePostError
+
+    if isinstance(exc, RequestDataTooBig):
+        return RequestTooLarge(str(exc))
+    if isinstance(exc, UnreadablePostError):
+        return BadRequest(f"The request body could not be read: {exc or 'the client went away'}")
+    if isinstance(exc, (SuspiciousOperation, DjangoBadRequest, MultiPartParserError)):
+        return BadRequest(str(exc))
+    return None
+
+
 def wants_html(request):
     """True when the client's Accept prefers HTML and does not take JSON."""
     from placement_site.http import accepts_json, accept_types

@@ -15,9 +15,11 @@ def not_found(request, exception=None):
 
 def server_error(request):
     if is_api_path(request.path_info):
-        # Called while Django handles the exception: a database outside
-        # the views (middleware, the session) still answers 503, not 500.
-        mapped = errors.for_database_error(sys.exc_info()[1])
+        # Called while Django handles the exception: outside the views
+        # (middleware, the session) an unreadable body is still a 400 and
+        # a lost database still a 503, not a 500.
+        exc = sys.exc_info()[1]
+        mapped = errors.for_request_error(exc) or errors.for_database_error(exc)
         return errors.render_error(
             request, mapped or errors.PlacementError("An unexpected error occurred."))
     return defaults.server_error(request)
