@@ -242,21 +242,51 @@ def _load_sharing(ctx: SearchContext, smallest: dict) -> None:
 def _load_trees(ctx: SearchContext, smallest: dict, span=None) -> list:
     """The trees whose root id is in ``span`` (first, last), or all of them:
     the inventories able to serve, and every provider of the trees that have
-    one or that a sharing provider reaches. Returns the providers added."""
+    one or that a sharing provider reaches, less the trees that lack a
+    required trait (:func:`_trait_roots`). Returns the providers added."""
     reached = {
         root for roots in ctx.reaches.values() for root in roots
         if span is None or span[0] <= root <= span[1]
     }
+    allowed = _trait_roots(ctx, span)
     if span is None:
         rows = sql.usable_inventories(smallest)
-        _add_inventory(ctx, rows)
         holders = sorted({row[0] for row in rows})
-        return _add_providers(ctx, sql.tree_providers(holders, sorted(reached)))
+        members = sql.tree_providers(holders, sorted(reached))
+        if allowed is not None:
+            members = [row for row in members if row[3] in allowed]
+            kept = {row[0] for row in members}
+            rows = [row for row in rows if row[0] in kept]
+        _add_inventory(ctx, rows)
+        return _add_providers(ctx, members)
     members = sql.providers_of_roots(*span)
+    if allowed is not None:
+        members = [row for row in members if row[3] in allowed]
     rows = sql.usable_inventories(smallest, [row[0] for row in members]) if members else []
     _add_inventory(ctx, rows)
     wanted = reached | _roots_of(members, {row[0] for row in rows})
     return _add_providers(ctx, [row for row in members if row[3] in wanted])
+
+
+def _trait_roots(ctx: SearchContext, span=None) -> set | None:
+    """The roots of the trees that hold, for every required trait set of
+    every group, a provider with one of its traits (None: no such sets).
+
+    Whichever group asks for a set, some provider of the tree meets it (a
+    suffixed group's one provider, or one of those the unsuffixed group
+    spreads over), so a tree without one cannot serve and is not loaded or
+    judged (on the perfload cloud, half the trees). Sharing providers can
+    bring a trait from outside the tree: with any in play, all trees stay."""
+    if ctx.sharing:
+        return None
+    sets = {any_of for g in ctx.groups for any_of in g.required}
+    allowed = None
+    for any_of in sorted(sets, key=sorted):
+        roots = sql.roots_holding(any_of, span)
+        allowed = roots if allowed is None else allowed & roots
+        if not allowed:
+            break
+    return allowed
 
 
 def _roots_of(members, provider_ids) -> set:

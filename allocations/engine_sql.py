@@ -136,6 +136,24 @@ def usable_inventories(smallest: dict, providers=None) -> list:
     )
 
 
+def roots_holding(trait_ids, span=None) -> set:
+    """Q2b: the root ids of the trees where some provider has one of
+    ``trait_ids``; with ``span`` (first, last), of the roots in that range.
+
+    SELECT DISTINCT p.root_id FROM resource_provider_traits t
+    JOIN resource_providers p ON p.id = t.resource_provider_id
+    WHERE t.trait_id IN (:traits) [AND p.root_id BETWEEN :first AND :last]
+    """
+    ids = sorted(trait_ids)
+    sql = ("SELECT DISTINCT p.root_id FROM resource_provider_traits t "
+           "JOIN resource_providers p ON p.id = t.resource_provider_id "
+           f"WHERE t.trait_id IN ({_placeholders(ids)})")
+    if span is not None:
+        sql += " AND p.root_id BETWEEN %s AND %s"
+        ids += list(span)
+    return {row[0] for row in _fetch(sql, ids)}
+
+
 def providers_with_trait(trait_id: int) -> list:
     """Q2a: the ids of the providers that have a trait (the sharing trait).
 
