@@ -11,14 +11,17 @@ decorators would only repeat:
 - JSON Schema 2020-12 spellings of the request schemas the API validates
   with (they are Draft 4, as upstream's: ``exclusiveMinimum: true`` becomes a
   number);
-- a description on every operation, one spelling of the tags, ``limit`` a number,
-  and the checks the server makes on query parameters (uuids, ``group_policy``,
-  ``/usages`` ids);
+- a description on every operation, one spelling of the tags, ``limit`` a number, and the checks the server makes on query
+  parameters (uuids, ``group_policy``, ``/usages`` ids, and the request-group
+  grammar's forms from ``placement_site.querystring.PATTERNS``, with the
+  suffixed group parameters in ``x-suffixed-parameters``);
 - named components for the request and response bodies.
 """
 import copy
 
+from placement_site import querystring
 from placement_site.microversion import MAX_VERSION
+from placement_site.uuids import UUID_FORMAT_SPELLING
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 UUID_PATTERN = (
@@ -49,6 +52,30 @@ _ERRORS = {
     "415": "The body is not application/json.",
 }
 _BASE_DOCSTRING = "Base class for every Placement endpoint."
+# Query parameters read by the request-group grammar, with its patterns.
+_GRAMMAR_PARAMETERS = {
+    "/allocation_candidates": ("resources", "required", "member_of", "in_tree",
+                               "root_required", "same_subtree"),
+    "/resource_providers": ("resources", "required", "member_of"),
+}
+_PATTERN_NOTE = (
+    " The pattern is the value's form; a value of that form is still refused (400) when it "
+    "names an unknown resource class, trait or group suffix, asks for an amount of 0, names "
+    "a class twice or both requires and forbids a trait (and, as Python's `$` allows, a "
+    "trailing newline after a uuid is refused).")
+_SUFFIXED_NOTE = (
+    "Request groups: each of `resources`, `required`, `member_of` and `in_tree` may also be "
+    "sent suffixed (`resources1`, `required_NIC`, ...: a suffix is 1 to 64 of "
+    "`[a-zA-Z0-9_-]`, digits only before 1.33), with the unsuffixed form's pattern. OpenAPI "
+    "cannot name such parameters; `x-suffixed-parameters` maps each key pattern to its schema.")
+
+
+def _suffixed_parameters():
+    return {
+        f"^{name}{querystring.SUFFIX}$": {"type": "string",
+                                          "pattern": querystring.PATTERNS[name]}
+        for name in ("resources", "required", "member_of", "in_tree")
+    }
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
 
@@ -162,24 +189,34 @@ def postprocess(result, generator, request, public):
                 if param.get("in") != "query":
                     continue
                 name = param["name"]
+                grammar = _GRAMMAR_PARAMETERS.get(path, ())
                 if name == "limit":
                     # The server reads it as digits (upstream's schema); it is a number.
                     param["schema"] = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
-                elif name == "in_tree" and path == "/allocation_candidates":
-                    # Read with the spaces around it stripped, as upstream reads it.
-                    param["schema"] = {"type": "string",
-                                       "pattern": r"^\s*" + UUID_PATTERN[1:-1] + r"\s*$"}
+                elif name in grammar:
+                    # The request-group grammar's forms (placement_site.querystring.PATTERNS).
+                    pattern = {"type": "string", "pattern": querystring.PATTERNS[name]}
+                    if param["schema"].get("type") == "array":
+                        param["schema"] = {"type": "array", "items": pattern}
+                    else:
+                        param["schema"] = pattern
+                    param["description"] = (param.get("description") or "") + _PATTERN_NOTE
                 elif name in ("in_tree", "uuid"):
-                    param["schema"] = {"type": "string", "pattern": UUID_PATTERN}
+                    # Checked as a body's "format": "uuid" is.
+                    param["schema"] = {"type": "string", "pattern": f"^{UUID_FORMAT_SPELLING}$"}
                 elif name == "group_policy":
                     param["schema"] = {"type": "string", "enum": ["none", "isolate"]}
                 elif path == "/usages":
                     # External ids and consumer types: 1 to 255 characters, no NUL.
                     param["schema"] = {"type": "string", "minLength": 1, "maxLength": 255,
                                        "pattern": "^[^\\x00]*$"}
+            if path == "/allocation_candidates" and method == "get":
+                operation["x-suffixed-parameters"] = _suffixed_parameters()
             description = operation.get("description") or ""
             if not description or description == _BASE_DOCSTRING or description.startswith("/"):
                 operation["description"] = operation.get("summary") or description
+            if path == "/allocation_candidates" and method == "get":
+                operation["description"] += "\n\n" + _SUFFIXED_NOTE
     _name_bodies(result)
     _draft4_to_2020(result)
     return result

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from placement_site import errors
 from placement_site.microversion import MAX_VERSION
-from placement_site.uuids import normalize_uuid
+from placement_site.uuids import UUID_SPELLING, normalize_uuid
 
 _KEY_NUMBERED = re.compile(r"^(resources|required|member_of|in_tree)([1-9][0-9]*)?$")
 _KEY_STRING = re.compile(r"^(resources|required|member_of|in_tree)([a-zA-Z0-9_-]{1,64})?$")
@@ -47,6 +47,37 @@ def validate_query(values: dict, schema: dict) -> dict:
     from placement_site.api import validate
 
     return validate(values, schema, problem="Invalid query string parameters")
+
+
+# -- The values' forms as patterns (the OpenAPI document) ---------------------
+#
+# What a value must look like for the grammar above to take it at the newest
+# microversion, in Python ``re`` syntax as jsonschema and Schemathesis read a
+# pattern (``\s`` and ``\d`` are Unicode's, as str.strip() and int() read
+# them). A value that does not match is refused whatever the database holds;
+# one that matches may still be refused for what no pattern can say: an
+# unknown resource class, trait or suffix, an amount of 0, a class named
+# twice, a trait both required and forbidden. Every resource class and trait
+# is named NAME (the standard ones and CUSTOM_...): another spelling can only
+# be an unknown one. tests/openapi/test_query_patterns.py holds the patterns
+# to the parsers.
+
+NAME = "[A-Z0-9_]+"
+SUFFIX = "[a-zA-Z0-9_-]{1,64}"
+_AMOUNT = r"\s*\+?\d+(?:_\d+)*\s*"  # int()'s decimal spelling: signs, spaces, 1_000
+_RESOURCE = f"{NAME}:{_AMOUNT}"  # the class is not stripped, the amount is
+_TRAIT = rf"\s*!*{NAME}\s*"  # a run of leading '!' forbids the name
+_ANY_OF_TRAIT = rf"\s*{NAME}\s*"
+_SUFFIX_ITEM = rf"\s*{SUFFIX}\s*"
+
+PATTERNS = {
+    "resources": f"^{_RESOURCE}(?:,{_RESOURCE})*$",
+    "required": f"^(?:in:{_ANY_OF_TRAIT}(?:,{_ANY_OF_TRAIT})*|{_TRAIT}(?:,{_TRAIT})*)$",
+    "root_required": f"^{_TRAIT}(?:,{_TRAIT})*$",
+    "member_of": f"^!?(?:in:{UUID_SPELLING}(?:,{UUID_SPELLING})*|{UUID_SPELLING})$",
+    "in_tree": rf"^\s*{UUID_SPELLING}\s*$",
+    "same_subtree": f"^{_SUFFIX_ITEM}(?:,{_SUFFIX_ITEM})*$",
+}
 
 
 # -- Typed results -------------------------------------------------------------

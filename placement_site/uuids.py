@@ -10,9 +10,12 @@ import uuid as uuid_lib
 # prefix, spaces, ``_`` between digits, a ``+`` sign, non-ASCII digits.
 # Python ``re`` syntax; the OpenAPI document uses it as it stands.
 UUID_SPELLING = r"(?:urn:|uuid:)*[{}]*-*(?:[0-9a-fA-F]-*){32}[{}]*"
-# What a body's ``"format": "uuid"`` takes (placement_site.api._is_uuid_like):
-# a leading ``urn:uuid:`` only.
-UUID_FORMAT_SPELLING = r"(?:urn:uuid:)?[{}]*-*(?:[0-9a-fA-F]-*){32}[{}]*"
+# What a body's (and GET /resource_providers' ``uuid`` and ``in_tree``)
+# ``"format": "uuid"`` takes (placement_site.api._is_uuid_like): a leading
+# ``urn:uuid:`` only, around which uuid.UUID and that check also let dashes by.
+_DIGITS = "(?:[0-9a-fA-F]-*){32}"
+UUID_FORMAT_SPELLING = (
+    rf"(?:(?:urn:uuid:)?[{{}}]*-*{_DIGITS}[{{}}]*|-*urn:-*uuid:-*{_DIGITS}[{{}}]*)")
 
 _SPELLING = re.compile(UUID_SPELLING)
 
