@@ -11,7 +11,8 @@ decorators would only repeat:
 - JSON Schema 2020-12 spellings of the request schemas the API validates
   with (they are Draft 4, as upstream's: ``exclusiveMinimum: true`` becomes a
   number);
-- a description on every operation, one spelling of the tags, ``limit`` a number, and the checks the server makes on query
+- a description on every operation, one spelling of the tags (and one for
+  ``GET /``), ``limit`` a number, and the checks the server makes on query
   parameters (uuids, ``group_policy``, ``/usages`` ids, and the request-group
   grammar's forms from ``placement_site.querystring.PATTERNS``, with the
   suffixed group parameters in ``x-suffixed-parameters``);
@@ -212,6 +213,8 @@ def postprocess(result, generator, request, public):
                                        "pattern": "^[^\\x00]*$"}
             if path == "/allocation_candidates" and method == "get":
                 operation["x-suffixed-parameters"] = _suffixed_parameters()
+            if path == "/" and not operation.get("tags"):
+                operation["tags"] = ["versions"]
             description = operation.get("description") or ""
             if not description or description == _BASE_DOCSTRING or description.startswith("/"):
                 operation["description"] = operation.get("summary") or description
