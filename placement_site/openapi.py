@@ -5,7 +5,8 @@ decorators would only repeat:
 - the ``X-Auth-Token`` security scheme, and the ``OpenStack-API-Version``
   header on every operation (the document describes the newest microversion);
 - 401 and 403 on every operation, 406 on reads, 415 and a required body on writes
-  with a body, each with Placement's error body;
+  with a body, each with Placement's error body; 414 (from the HTTP server in
+  front) on operations with query parameters;
 - the patterns the server enforces on path parameters (uuids, resource class
   and trait names);
 - JSON Schema 2020-12 spellings of the request schemas the API validates
@@ -51,6 +52,12 @@ _ERRORS = {
     "403": "Policy does not allow this caller.",
     "406": "The Accept header does not allow application/json.",
     "415": "The body is not application/json.",
+}
+# Answered by the HTTP server in front, before the application sees the request.
+_URI_TOO_LONG = {
+    "description": "The request line is longer than the HTTP server in front takes "
+                   "(gunicorn: 4094 bytes); answered by that server, in its own format.",
+    "content": {"text/html": {"schema": {"type": "string"}}},
 }
 _BASE_DOCSTRING = "Base class for every Placement endpoint."
 # Query parameters read by the request-group grammar, with its patterns.
@@ -171,6 +178,7 @@ def postprocess(result, generator, request, public):
                 wanted += ["400", "415"]
             if any(p.get("in") == "query" for p in params):
                 wanted.append("400")
+                responses.setdefault("414", copy.deepcopy(_URI_TOO_LONG))
             for status in wanted:
                 if path == "/" and status in ("401", "403"):
                     continue

@@ -71,7 +71,8 @@ def test_bodies_are_required_and_errors_documented(document):
             assert operation["requestBody"]["required"] is not optional, (path, method)
             assert "415" in responses, (path, method)
         for status, response in responses.items():
-            if status.startswith("4"):
+            # 414 comes from the HTTP server in front (tests/openapi/test_uri_too_long.py).
+            if status.startswith("4") and status != "414":
                 schema = response["content"]["application/json"]["schema"]
                 refs = [s.get("$ref") for s in schema.get("oneOf", [schema])]
                 assert "#/components/schemas/Error" in refs or "errors" in (

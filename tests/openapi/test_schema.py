@@ -115,7 +115,9 @@ def test_every_catalog_operation_documents_errors(schema):
             responses = op["responses"]
             assert op.get("summary"), (path, method)
             assert "403" in responses, (path, method)
-            errors = [code for code in responses if code.startswith("4") and code != "415"]
+            # 414 comes from the HTTP server in front, in its own format.
+            errors = [code for code in responses
+                      if code.startswith("4") and code not in ("414", "415")]
             for code in errors:
                 body = body_schema(responses[code])
                 # 401 may also come from keystonemiddleware, in its own shape.
