@@ -106,6 +106,7 @@ class SearchContext:
     trait_ids: dict  # name -> id
     # (provider, class) -> (capacity, used, min_unit, max_unit, step_size)
     inventory: dict = field(default_factory=dict)
+    inventory_ids: dict = field(default_factory=dict)  # (provider, class) -> inventory id
     by_class: dict = field(default_factory=dict)  # class id -> [provider ids]
     sharing: set = field(default_factory=set)  # sharing provider ids
     reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
@@ -194,12 +195,13 @@ def _smallest_amounts(ctx: SearchContext) -> dict:
 
 
 def _add_inventory(ctx: SearchContext, rows) -> None:
-    for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used in rows:
+    for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used, inv_id in rows:
         if (rp, rc) not in ctx.inventory:
             ctx.by_class.setdefault(rc, []).append(rp)
         ctx.inventory[(rp, rc)] = (
             capacity_of(total, reserved, ratio), int(used), min_unit, max_unit, step
         )
+        ctx.inventory_ids[(rp, rc)] = inv_id
 
 
 def _add_providers(ctx: SearchContext, rows) -> list:
@@ -648,14 +650,26 @@ def _summaries(ctx: SearchContext, found: list) -> list:
         return []
     all_classes = version >= (1, 27)
     requested = {cid for g in ctx.groups for cid in g.resources}
-    resources = {pid: {} for pid in ids}
-    for pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(ids):
+    # The inventories the search loaded are not read again: only the
+    # others (other classes, or too full to serve) come from Q7.
+    rows = {pid: [] for pid in ids}
+    class_names = ctx.class_names
+    for (pid, rc), inv_id in ctx.inventory_ids.items():
+        entry = rows.get(pid)
+        if entry is not None:
+            capacity, used_now = ctx.inventory[(pid, rc)][:2]
+            entry.append((inv_id, class_names[rc], capacity, used_now))
+    for inv_id, pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(
+            ids, sorted(ctx.inventory_ids.values())):
         if all_classes or rc in requested:
-            # Kept in the shape the answer shows, so the renderer need not
-            # copy 7000 of these for a large nested answer.
-            resources[pid][name] = {
-                "capacity": capacity_of(total, reserved, ratio), "used": int(used_now)
-            }
+            rows[pid].append((inv_id, name, capacity_of(total, reserved, ratio), int(used_now)))
+    # In inventory order, as upstream lists them; kept in the shape the
+    # answer shows, so the renderer need not copy 7000 of these.
+    resources = {
+        pid: {name: {"capacity": capacity, "used": used_now}
+              for _, name, capacity, used_now in sorted(entries)}
+        for pid, entries in rows.items()
+    }
     names = {}
     if version >= (1, 17):
         wanted = {t for pid in ids for t in ctx.providers[pid].traits}

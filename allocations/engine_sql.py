@@ -82,11 +82,11 @@ def usable_inventories(smallest: dict, providers=None) -> list:
     """Q1: inventories of the requested classes able to serve the smallest
     amount asked of their class, with their current usage. ``smallest``:
     {class id: amount}. Rows: (provider, class, total, reserved, min_unit,
-    max_unit, step_size, allocation_ratio, used).
+    max_unit, step_size, allocation_ratio, used, inventory id).
 
     SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved,
            i.min_unit, i.max_unit, i.step_size, i.allocation_ratio,
-           COALESCE(u.used, 0)
+           COALESCE(u.used, 0), i.id
     FROM inventories i
     LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used
                FROM allocations WHERE resource_class_id IN (:classes)
@@ -123,7 +123,7 @@ def usable_inventories(smallest: dict, providers=None) -> list:
         scope = f" AND {clause}"
     return _fetch(
         "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "
-        "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0) "
+        "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0), i.id "
         "FROM inventories i LEFT JOIN ("
         "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
         "  FROM allocations"
@@ -270,26 +270,32 @@ def provider_aggregates(provider_ids) -> list:
     return pairs
 
 
-def summary_inventories(provider_ids) -> list:
-    """Q7: inventories and usage of the summarized providers, in inventory order.
-    Rows: (provider, class name, class id, total, reserved, allocation_ratio, used).
+def summary_inventories(provider_ids, known_ids=()) -> list:
+    """Q7: inventories and usage of the summarized providers, but for those
+    already loaded by Q1 (``known_ids``, inventory ids). Rows: (inventory
+    id, provider, class name, class id, total, reserved, allocation_ratio,
+    used).
 
-    SELECT i.resource_provider_id, rc.name, i.resource_class_id, i.total,
-           i.reserved, i.allocation_ratio,
+    SELECT i.id, i.resource_provider_id, rc.name, i.resource_class_id,
+           i.total, i.reserved, i.allocation_ratio,
            (SELECT COALESCE(SUM(a.used), 0) FROM allocations a
             WHERE a.resource_provider_id = i.resource_provider_id
               AND a.resource_class_id = i.resource_class_id)
     FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id
-    WHERE i.resource_provider_id IN (:providers) ORDER BY i.id
+    WHERE i.resource_provider_id IN (:providers) [AND i.id NOT IN (:known)]
     """
     clause, params = _in("i.resource_provider_id", provider_ids)
+    if known_ids:
+        known, more = _in("i.id", known_ids)
+        clause += f" AND NOT ({known})"
+        params += more
     return _fetch(
-        "SELECT i.resource_provider_id, rc.name, i.resource_class_id, i.total, i.reserved, "
-        "i.allocation_ratio, (SELECT COALESCE(SUM(a.used), 0) FROM allocations a "
+        "SELECT i.id, i.resource_provider_id, rc.name, i.resource_class_id, i.total, "
+        "i.reserved, i.allocation_ratio, (SELECT COALESCE(SUM(a.used), 0) FROM allocations a "
         "WHERE a.resource_provider_id = i.resource_provider_id "
         "AND a.resource_class_id = i.resource_class_id) "
         "FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id "
-        f"WHERE {clause} ORDER BY i.id",
+        f"WHERE {clause}",
         params,
     )
 
