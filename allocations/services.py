@@ -268,7 +268,9 @@ def _lock_consumers(requests, projects, users, types) -> dict[str, tuple[Consume
             project=projects[req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID],
             user=users[req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID],
             consumer_type=types.get(req.consumer_type) if req.consumer_type else None,
-            generation=0,
+            # The generation it has once this write commits: a consumer
+            # exists only with allocations, so 0 is never seen.
+            generation=1,
         )
 
     try:
@@ -422,8 +424,11 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
             )
 
     consumers = _lock_consumers(requests, projects, users, types)
-    consumer_ids = [c.pk for c, _ in consumers.values()]
-    if not provider_ids_of(consumer_ids) <= set(locked_providers):
+    # A consumer this write created holds nothing, and no other writer can
+    # see it before the commit: only the others' allocations are checked,
+    # recorded and removed (three statements fewer for a claim).
+    held_ids = [c.pk for c, existed in consumers.values() if existed]
+    if held_ids and not provider_ids_of(held_ids) <= set(locked_providers):
         raise _LostRace("a consumer's allocations moved to another provider")
 
     # Generations first, in request order (so the first stale consumer is named).
@@ -431,8 +436,9 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
         consumer, existed = consumers[req.uuid]
         _check_consumer_generation(req, consumer, existed)
 
-    history_before = history.snapshot(consumer_ids)
-    Allocation.objects.filter(consumer_id__in=consumer_ids).delete()
+    history_before = history.snapshot(held_ids)
+    if held_ids:
+        Allocation.objects.filter(consumer_id__in=held_ids).delete()
 
     # One row per (consumer, provider, class); a provider named twice in one
     # body (two spellings of its uuid, or a repeated list entry) merges.
@@ -464,6 +470,8 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
         if not req.allocations:
             emptied.append(consumer.pk)
             continue
+        if not existed:
+            continue  # inserted by this write with its first generation
         changed = _update_consumer_attributes(req, consumer, existed, projects, users, types)
         consumer.generation += 1
         if changed:
