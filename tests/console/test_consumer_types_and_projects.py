@@ -1,19 +1,10 @@
 """The consumers page filters by consumer type and sums usage per project."""
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
 from tests.factories import (AllocationFactory, ConsumerFactory, ConsumerTypeFactory,
                              ProjectFactory, resource_class)
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff():
-    client = Client()
-    client.force_login(get_user_model().objects.create_user("op", password="pw", is_staff=True))
-    return client
 
 
 def test_type_filter_and_project_totals(staff):

@@ -5,20 +5,11 @@ import csv
 import io
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
 from allocations.models import Allocation
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff():
-    client = Client()
-    client.force_login(get_user_model().objects.create_user("op", password="pw", is_staff=True))
-    return client
 
 
 @pytest.fixture

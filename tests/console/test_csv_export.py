@@ -3,19 +3,10 @@ import csv
 import io
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
 from tests.console.populate import populate
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff():
-    client = Client()
-    client.force_login(get_user_model().objects.create_user("op", password="pw", is_staff=True))
-    return client
 
 
 def _rows(response):

@@ -2,23 +2,13 @@
 a search; a root's page sums its tree; a sharing provider's page lists the
 trees it serves."""
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils.html import strip_tags
 
 from tests.candidates.conftest import World
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff():
-    user = get_user_model().objects.create_user("op", password="pw", is_staff=True)
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

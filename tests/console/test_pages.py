@@ -10,14 +10,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff():
-    user = get_user_model().objects.create_user("op", password="pw", is_staff=True)
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def data():
     return populate(100)  # 100 nodes + 100 children + 10 sharing providers
 

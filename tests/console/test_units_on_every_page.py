@@ -5,8 +5,6 @@ consumer and provider pages' allocations and the history."""
 import uuid
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
 from allocations.services import allocations_set
 from console.templatetags.console_tags import amount
@@ -15,13 +13,6 @@ from tests import factories as f
 pytestmark = pytest.mark.django_db
 
 CONSUMER = str(uuid.uuid4())
-
-
-@pytest.fixture
-def staff():
-    client = Client()
-    client.force_login(get_user_model().objects.create_user("op", password="pw", is_staff=True))
-    return client
 
 
 @pytest.fixture
