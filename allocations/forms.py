@@ -34,5 +34,5 @@ class FlavorForm(forms.ModelForm):
             except errors.BadRequest as exc:
                 self.add_error("resources", exc.detail)
             else:
-                cleaned["resources"] = ",".join(f"{rc}:{n}" for rc, n in spec.resources.items())
+                cleaned["resources"] = services.flavor_text(spec)
         return cleaned

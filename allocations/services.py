@@ -317,10 +317,8 @@ def _check_consumer_generation(req: ConsumerAllocations, consumer: Consumer, exi
         )
 
 
-def _update_consumer_attributes(req, consumer, existed, projects, users, types) -> list[str]:
+def _update_consumer_attributes(req, consumer, projects, users, types) -> list[str]:
     """Apply a changed project, user or consumer type to an existing consumer."""
-    if not existed:
-        return []
     changed = []
     if req.project_id is not None:
         project = projects[req.project_id]
@@ -472,7 +470,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
             continue
         if not existed:
             continue  # inserted by this write with its first generation
-        changed = _update_consumer_attributes(req, consumer, existed, projects, users, types)
+        changed = _update_consumer_attributes(req, consumer, projects, users, types)
         consumer.generation += 1
         if changed:
             consumer.save(update_fields=["generation", "updated_at", *changed])
@@ -658,11 +656,16 @@ def flavor_parse(*, name: str, resources: str) -> FlavorSpec:
     return flavor
 
 
+def flavor_text(spec: FlavorSpec) -> str:
+    """A flavor's resources in the one form stored and shown: ``CLASS:N,...``."""
+    return ",".join(f"{rc}:{n}" for rc, n in spec.resources.items())
+
+
 def flavor_create(*, name: str, resources: str) -> Flavor:
-    """Store a flavor (its resources written back in one form,
-    ``CLASS:N,...``); 409 when the name is taken."""
+    """Store a flavor (its resources written back by :func:`flavor_text`);
+    409 when the name is taken."""
     spec = flavor_parse(name=name, resources=resources)
-    text = ",".join(f"{rc}:{n}" for rc, n in spec.resources.items())
+    text = flavor_text(spec)
     try:
         with transaction.atomic():
             return Flavor.objects.create(name=spec.name, resources=text)

@@ -102,7 +102,7 @@ def _overview_csv(table):
         flavors = flavor_list()
         counts = headroom(flavors)
         return _csv("headroom.csv", ["flavor", "resources", "aggregate", "instances"],
-                    ([flavor.name, _resources_text(flavor.resources), agg, n]
+                    ([flavor.name, services.flavor_text(flavor), agg, n]
                      for flavor in flavors
                      for agg, n in [("", counts[flavor.name]["cloud"]),
                                     *counts[flavor.name]["aggregates"].items()]))
@@ -112,10 +112,6 @@ def _overview_csv(table):
                     ([rp.uuid, rp.name, cap.resource_class, cap.used, cap.capacity, cap.percent]
                      for rp, cap in selectors.fullest_providers(10)))
     raise Http404(f"no table {table!r} on this page")
-
-
-def _resources_text(resources):
-    return ",".join(f"{rc}:{n}" for rc, n in resources.items())
 
 
 @staff_required
@@ -156,7 +152,7 @@ def flavors(request):
     stored = [(f, f.name in taken) for f in Flavor.objects.order_by("name")]
     if _wants_csv(request):
         return _csv("flavors.csv", ["name", "resources", "defined_in", "counted"], [
-            *([f.name, _resources_text(f.resources), "settings", "yes"] for f in configured),
+            *([f.name, services.flavor_text(f), "settings", "yes"] for f in configured),
             *([f.name, f.resources, "console", "no" if shadowed else "yes"]
               for f, shadowed in stored)])
     return render(request, "console/flavors.html", {
