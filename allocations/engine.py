@@ -654,13 +654,15 @@ def _summaries(ctx: SearchContext, found: list) -> list:
     # others (other classes, or too full to serve) come from Q7.
     rows = {pid: [] for pid in ids}
     class_names = ctx.class_names
+    known = []  # only the summarized providers' ids: a shorter statement to plan
     for (pid, rc), inv_id in ctx.inventory_ids.items():
         entry = rows.get(pid)
         if entry is not None:
             capacity, used_now = ctx.inventory[(pid, rc)][:2]
             entry.append((inv_id, class_names[rc], capacity, used_now))
+            known.append(inv_id)
     for inv_id, pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(
-            ids, sorted(ctx.inventory_ids.values())):
+            ids, sorted(known)):
         if all_classes or rc in requested:
             rows[pid].append((inv_id, name, capacity_of(total, reserved, ratio), int(used_now)))
     # In inventory order, as upstream lists them; kept in the shape the
