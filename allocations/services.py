@@ -55,10 +55,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F, Sum
+from django.db.models import F
 from django.utils import timezone
 
-from allocations import history
+from allocations import history, write_sql
 from allocations.models import Allocation, Consumer, ConsumerType, Flavor, Project, User
 from allocations.selectors import consumers_incomplete
 from placement_site import errors
@@ -66,7 +66,7 @@ from placement_site.querystring import Flavor as FlavorSpec
 from placement_site.querystring import parse_flavors
 from placement_site.uuids import normalize_uuid
 from providers.locking import lock_providers
-from providers.models import Inventory, ResourceProvider
+from providers.models import ResourceProvider, unit_ok
 from resource_classes.models import ResourceClass
 
 LOG = logging.getLogger(__name__)
@@ -199,103 +199,93 @@ def provider_ids_of(consumer_ids) -> set[int]:
 # --- the shared write step ------------------------------------------------
 
 
-def _resolve(requests: list[ConsumerAllocations]):
-    """Providers by uuid and classes by name for the whole write; 400 for unknown ones."""
-    provider_uuids = {p for req in requests for p in req.allocations}
-    # Providers are stored under their canonical uuid (lower case, dashed).
-    canonical = {p: normalize_uuid(p) or p for p in provider_uuids}
-    found = {
-        rp.uuid: rp
-        for rp in ResourceProvider.objects.filter(uuid__in=set(canonical.values())).only(
-            "id", "uuid"
-        )
-    }
-    providers = {p: found[c] for p, c in canonical.items() if c in found}
-    class_names = {
-        name for req in requests for resources in req.allocations.values() for name in resources
-    }
-    classes = {rc.name: rc for rc in ResourceClass.objects.filter(name__in=class_names)}
+def _canonical(provider_uuid: str) -> str:
+    """Providers are stored under their canonical uuid (lower case, dashed)."""
+    return normalize_uuid(provider_uuid) or provider_uuid
+
+
+def _check_names(requests: list[ConsumerAllocations], found: write_sql.Names):
+    """400 for the first unknown provider or resource class, in request order."""
     for req in requests:
         for provider_uuid, resources in req.allocations.items():
-            if provider_uuid not in providers:
+            if _canonical(provider_uuid) not in found.providers:
                 raise errors.BadRequest(
                     f"Allocation for resource provider '{provider_uuid}' that does not exist."
                 )
             for name in resources:
-                if name not in classes:
+                if name not in found.classes:
                     raise errors.BadRequest(
                         f"Unable to allocate inventory for consumer {req.uuid}: "
                         f"No such resource class {name}."
                     )
-    return providers, classes
 
 
-def _ensure_references(requests: list[ConsumerAllocations]):
-    """Projects, users and consumer types named by the write, created when missing."""
-    project_ids, user_ids, type_names = set(), set(), set()
-    for req in requests:
-        project_ids.add(req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID)
-        user_ids.add(req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID)
-        if req.consumer_type is not None:
-            type_names.add(req.consumer_type)
-    # Sorted, so two writers creating the same new rows queue rather than cross.
-    projects = {x: _get_or_create_by_name(Project, "external_id", x) for x in sorted(project_ids)}
-    users = {x: _get_or_create_by_name(User, "external_id", x) for x in sorted(user_ids)}
-    types = {x: _get_or_create_by_name(ConsumerType, "name", x) for x in sorted(type_names)}
-    return projects, users, types
+def _project_of(req) -> str:
+    return req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
 
 
-def _lock_consumers(requests, projects, users, types) -> dict[str, tuple[Consumer, bool]]:
-    """Lock (or create) every consumer of the write, in uuid order.
+def _user_of(req) -> str:
+    return req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
 
-    Returns {uuid: (consumer, existed_before)}. One locking read for all of
-    them and one insert for the new ones, so a write naming a thousand
-    consumers costs two queries here, not two thousand.
+
+def _ensure_references(requests: list[ConsumerAllocations], found: write_sql.Names):
+    """Ids of the projects, users and consumer types the write names, created when missing.
+
+    ``found`` already holds those that existed at the lookup; the rest are
+    made (or, under a case-insensitive collation, found) one by one, in
+    name order, so two writers creating the same new rows queue rather
+    than cross.
+    """
+    kinds = (
+        (found.projects, Project, "external_id", {_project_of(r) for r in requests}),
+        (found.users, User, "external_id", {_user_of(r) for r in requests}),
+        (found.types, ConsumerType, "name",
+         {r.consumer_type for r in requests if r.consumer_type is not None}),
+    )
+    for ids, model, field_name, names in kinds:
+        for name in sorted(names - set(ids)):
+            ids[name] = _get_or_create_by_name(model, field_name, name).pk
+    return found.projects, found.users, found.types
+
+
+def _lock_consumers(requests, found: write_sql.Names, projects, users, types):
+    """Lock the consumers that exist (uuid order) and insert the new ones.
+
+    Returns {uuid: (consumer, existed_before)}: one locking read for the
+    existing consumers and one insert for the new ones, whatever their
+    number. A new consumer is inserted without a savepoint of its own: if a
+    concurrent writer created the same uuid first, the insert fails and
+    :func:`run_with_retries` starts the write again, which then finds it.
     """
     ordered = sorted(requests, key=lambda r: r.uuid)
-    locked = {
-        c.uuid: (c, True)
-        for c in Consumer.objects.select_for_update()
-        .filter(uuid__in=[r.uuid for r in ordered]).order_by("uuid")
-    }
-    missing = [r for r in ordered if r.uuid not in locked]
-    if not missing:
-        return locked
-
-    def new_row(req):
-        return Consumer(
+    existing = [r.uuid for r in ordered if r.uuid in found.consumers]
+    locked = {}
+    if existing:
+        # One deleted since the lookup is absent here and created below.
+        locked = {
+            c.uuid: (c, True)
+            for c in Consumer.objects.select_for_update()
+            .filter(uuid__in=existing).order_by("uuid")
+        }
+    new_rows = [
+        Consumer(
             uuid=req.uuid,
-            project=projects[req.project_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID],
-            user=users[req.user_id or settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID],
-            consumer_type=types.get(req.consumer_type) if req.consumer_type else None,
+            project_id=projects[_project_of(req)],
+            user_id=users[_user_of(req)],
+            consumer_type_id=types[req.consumer_type] if req.consumer_type else None,
             # The generation it has once this write commits: a consumer
             # exists only with allocations, so 0 is never seen.
             generation=1,
         )
-
-    try:
-        with transaction.atomic():
-            created = Consumer.objects.bulk_create([new_row(r) for r in missing])
+        for req in ordered if req.uuid not in locked
+    ]
+    if new_rows:
+        created = Consumer.objects.bulk_create(new_rows)
         if any(c.pk is None for c in created):
             # A backend that does not return ids from a bulk insert.
-            created = list(Consumer.objects.filter(uuid__in=[r.uuid for r in missing]))
+            created = Consumer.objects.filter(uuid__in=[c.uuid for c in new_rows])
         for consumer in created:
             locked[consumer.uuid] = (consumer, False)
-        return locked
-    except IntegrityError:
-        pass
-    # A concurrent writer created some of them: one by one, waiting for theirs.
-    for req in missing:
-        try:
-            with transaction.atomic():
-                consumer = new_row(req)
-                consumer.save(force_insert=True)
-            locked[req.uuid] = (consumer, False)
-        except IntegrityError:
-            consumer = Consumer.objects.select_for_update().filter(uuid=req.uuid).first()
-            if consumer is None:
-                raise _LostRace(f"consumer {req.uuid} appeared and vanished")
-            locked[req.uuid] = (consumer, True)
     return locked
 
 
@@ -318,69 +308,46 @@ def _check_consumer_generation(req: ConsumerAllocations, consumer: Consumer, exi
 
 
 def _update_consumer_attributes(req, consumer, projects, users, types) -> list[str]:
-    """Apply a changed project, user or consumer type to an existing consumer."""
+    """Apply a changed project, user or consumer type (ids by name) to an existing consumer."""
     changed = []
-    if req.project_id is not None:
-        project = projects[req.project_id]
-        if consumer.project_id != project.pk:
-            consumer.project = project
-            changed.append("project")
-    if req.user_id is not None:
-        user = users[req.user_id]
-        if consumer.user_id != user.pk:
-            consumer.user = user
-            changed.append("user")
-    if req.consumer_type is not None:
-        ctype = types[req.consumer_type]
-        if consumer.consumer_type_id != ctype.pk:
-            consumer.consumer_type = ctype
-            changed.append("consumer_type")
+    for name, ids, attname in ((req.project_id, projects, "project"),
+                               (req.user_id, users, "user"),
+                               (req.consumer_type, types, "consumer_type")):
+        if name is not None and getattr(consumer, f"{attname}_id") != ids[name]:
+            setattr(consumer, f"{attname}_id", ids[name])
+            changed.append(attname)
     return changed
 
 
-def _check_capacity(new_rows, locked_providers, classes_by_id):
+def _check_capacity(new_rows, locked_providers, class_names):
     """Inventory, constraints and capacity of the allocations about to be written.
 
     Runs after the consumers' old allocations are gone, under the provider
     locks, so the usage read here is exactly what other consumers hold.
     """
-    keys = {(row.resource_provider_id, row.resource_class_id) for row in new_rows}
-    provider_ids = {k[0] for k in keys}
-    class_ids = {k[1] for k in keys}
-    inventories = {
-        (inv.resource_provider_id, inv.resource_class_id): inv
-        for inv in Inventory.objects.filter(
-            resource_provider_id__in=provider_ids, resource_class_id__in=class_ids
-        )
-    }
-    usage = {
-        (row["resource_provider_id"], row["resource_class_id"]): row["total"]
-        for row in Allocation.objects.filter(
-            resource_provider_id__in=provider_ids, resource_class_id__in=class_ids
-        )
-        .order_by()
-        .values("resource_provider_id", "resource_class_id")
-        .annotate(total=Sum("used"))
-    }
+    drawable = write_sql.inventories_with_usage(
+        {row.resource_provider_id for row in new_rows},
+        {row.resource_class_id for row in new_rows},
+    )
     requested = defaultdict(int)
     for row in new_rows:
         key = (row.resource_provider_id, row.resource_class_id)
         provider = locked_providers[row.resource_provider_id]
-        class_name = classes_by_id[row.resource_class_id].name
-        inv = inventories.get(key)
+        class_name = class_names[row.resource_class_id]
+        inv = drawable.get(key)
         if inv is None:
             raise errors.Conflict(
                 f"Unable to allocate inventory: Inventory for '{class_name}' on resource "
                 f"provider '{provider.uuid}' invalid."
             )
-        if not inv.unit_ok(row.used):
+        if not unit_ok(row.used, inv.min_unit, inv.max_unit, inv.step_size):
             raise errors.Conflict(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider.uuid}'. The requested "
                 "amount would violate inventory constraints."
             )
         requested[key] += row.used
-        if usage.get(key, 0) + requested[key] > inv.capacity:
+        if inv.used + requested[key] > inv.capacity:
             raise errors.Conflict(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider.uuid}'. The requested "
@@ -404,24 +371,30 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
             raise errors.BadRequest(f"Consumer {req.uuid} is named more than once.")
         seen.add(req.uuid)
 
-    providers_by_uuid, classes = _resolve(requests)
-    classes_by_id = {rc.pk: rc for rc in classes.values()}
-    projects, users, types = _ensure_references(requests)
-
-    # The providers the consumers are on now (unlocked read, re-checked below).
-    existing = dict(
-        Consumer.objects.filter(uuid__in=seen).values_list("uuid", "id")
+    # Everything the write names, and the providers the consumers are on
+    # now: one unlocked read, re-checked under the locks below.
+    found = write_sql.lookup(
+        consumers=seen,
+        providers={_canonical(p) for req in requests for p in req.allocations},
+        classes={name for req in requests for res in req.allocations.values() for name in res},
+        projects={_project_of(req) for req in requests},
+        users={_user_of(req) for req in requests},
+        types={req.consumer_type for req in requests if req.consumer_type is not None},
     )
-    old_provider_ids = provider_ids_of(existing.values())
-    target_ids = {rp.pk for rp in providers_by_uuid.values()}
-    locked_providers = lock_providers(target_ids | old_provider_ids | set(extra_provider_ids))
-    for provider_uuid, rp in providers_by_uuid.items():
-        if rp.pk not in locked_providers:
+    _check_names(requests, found)
+    class_names = {pk: name for name, pk in found.classes.items()}
+    projects, users, types = _ensure_references(requests, found)
+
+    target_ids = set(found.providers.values())
+    locked_providers = lock_providers(target_ids | found.held | set(extra_provider_ids))
+    for provider_uuid in (p for req in requests for p in req.allocations):
+        if found.providers[_canonical(provider_uuid)] not in locked_providers:
+            # Deleted since the lookup: as if it had never been there.
             raise errors.BadRequest(
                 f"Allocation for resource provider '{provider_uuid}' that does not exist."
             )
 
-    consumers = _lock_consumers(requests, projects, users, types)
+    consumers = _lock_consumers(requests, found, projects, users, types)
     # A consumer this write created holds nothing, and no other writer can
     # see it before the commit: only the others' allocations are checked,
     # recorded and removed (three statements fewer for a claim).
@@ -444,15 +417,15 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     for req in requests:
         consumer, _ = consumers[req.uuid]
         for provider_uuid, resources in req.allocations.items():
-            rp = providers_by_uuid[provider_uuid]
+            rp_id = found.providers[_canonical(provider_uuid)]
             for class_name, used in resources.items():
-                key = (consumer.pk, rp.pk, classes[class_name].pk)
+                key = (consumer.pk, rp_id, found.classes[class_name])
                 rows_by_key[key] = Allocation(
                     consumer_id=key[0], resource_provider_id=key[1], resource_class_id=key[2],
                     used=used,
                 )
     new_rows = list(rows_by_key.values())
-    _check_capacity(new_rows, locked_providers, classes_by_id)
+    _check_capacity(new_rows, locked_providers, class_names)
     Allocation.objects.bulk_create(new_rows)
 
     # One bump per provider that received allocations, one per consumer.
@@ -484,16 +457,16 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     if emptied:
         # No allocations left: the consumer goes (as upstream), generation and all.
         Consumer.objects.filter(pk__in=emptied).delete()
-    _record_history(history_before, new_rows, consumers, locked_providers, classes_by_id)
+    _record_history(history_before, new_rows, consumers, locked_providers, class_names)
 
 
-def _record_history(before, new_rows, consumers, locked_providers, classes_by_id):
+def _record_history(before, new_rows, consumers, locked_providers, class_names):
     if not history.enabled():
         return
     by_id = {consumer.pk: consumer for consumer, _ in consumers.values()}
     after = {
         (by_id[row.consumer_id].uuid, locked_providers[row.resource_provider_id].uuid,
-         classes_by_id[row.resource_class_id].name): row.used
+         class_names[row.resource_class_id]): row.used
         for row in new_rows
     }
     history.record(before, after, {c.uuid: c.generation for c in by_id.values()})

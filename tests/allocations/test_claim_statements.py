@@ -1,5 +1,8 @@
 """A claim for a new consumer reads and writes only what it must.
 
+Every name the write refers to is looked up in one statement, and the
+capacity check reads inventories and usage together (allocations/write_sql.py).
+
 The consumer is created by the claim itself: it holds no allocations and no
 other writer can see it before the commit, so its old allocations are not
 looked up, recorded or deleted, and it is inserted with its first
@@ -35,6 +38,14 @@ def _touching(statements, word, table):
             if s.lstrip().upper().startswith(word) and any(q in s for q in quoted)]
 
 
+def _work(statements):
+    """The statements of the write itself, without the transaction's own
+    SAVEPOINT / RELEASE (the test runs inside a transaction, so the write's
+    atomic block is a savepoint)."""
+    return [s for s in statements
+            if not s.lstrip().upper().startswith(("SAVEPOINT", "RELEASE", "BEGIN", "COMMIT"))]
+
+
 def test_new_consumer_claim_skips_what_it_cannot_have(api):
     rp = ResourceProviderFactory()
     InventoryFactory(resource_provider=rp, total=100)
@@ -43,8 +54,13 @@ def test_new_consumer_claim_skips_what_it_cannot_have(api):
     statements = _claim(api, consumer, rp, None)
     assert _touching(statements, "DELETE", "allocations") == []
     assert _touching(statements, "UPDATE", "consumers") == []
-    # One read of allocations: the usage for the capacity check.
-    assert len(_touching(statements, "SELECT", "allocations")) == 1
+    # The new consumer is inserted without a savepoint of its own: only the
+    # write's transaction opens one.
+    assert len([s for s in statements if s.lstrip().upper().startswith("SAVEPOINT")]) == 1
+    # One lookup of every name, the provider lock, the consumer insert, the
+    # inventories with their usage, the allocation insert, the generation
+    # bump and the history record.
+    assert len(_work(statements)) == 7, _work(statements)
     assert Consumer.objects.get(uuid=consumer).generation == 1
     change = AllocationChange.objects.get(consumer_uuid=consumer)
     assert (change.amount_before, change.amount_after, change.consumer_generation) == (0, 1, 1)
