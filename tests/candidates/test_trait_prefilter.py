@@ -45,6 +45,20 @@ def _trait_statement_ids(queries) -> int:
     return 0
 
 
+def _inventory_statement_ids(queries):
+    """The provider ids the inventories read (Q1) is limited to, or None
+    when it reads every provider's inventories."""
+    for q in queries:
+        sql = q["sql"]
+        if sql.startswith("SELECT i.resource_provider_id, i.resource_class_id, i.total"):
+            tail = sql.rsplit(" AND ", 1)[-1]
+            if "i.resource_provider_id" not in tail:
+                return None
+            found = re.search(r"\{([0-9,]*)\}", tail) or re.search(r"IN \(([^)]*)\)", tail)
+            return {int(x) for x in found.group(1).split(",")}
+    raise AssertionError("no inventories read")
+
+
 def _get(api, query):
     with CaptureQueriesContext(connection) as ctx:
         response = api.get(query, mv="1.39")
@@ -60,6 +74,9 @@ def test_only_trees_holding_the_trait_are_loaded_and_answered(api, cloud):
     # Loaded: both providers of each tree holding the trait anywhere
     # (0 3 4 6 8 9), nothing of the six others.
     assert _trait_statement_ids(queries) == 2 * 6
+    # Only those trees' inventories are read, and their usage summed.
+    held = {p.pk for i in (0, 3, 4, 6, 8, 9) for p in cloud[i]}
+    assert _inventory_statement_ids(queries) == held
 
 
 def test_any_of_sets_and_a_granular_group(api, cloud):
