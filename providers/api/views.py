@@ -63,44 +63,41 @@ _encode_str = json.encoder.encode_basestring_ascii  # what json.dumps uses for s
 _UUID_MARK = "\x00uuid\x00"
 
 
-def _json_or_null(value):
-    return "null" if value is None else _encode_str(value)
-
-
-def _json_int(value):
-    return int.__repr__(value) if type(value) is int else json.dumps(value)
-
-
 def _provider_list_json(rows, mv):
     """``json.dumps({"resource_providers": [render_provider(row, mv) ...]})``,
     byte for byte, without building the dicts: every provider's links differ
-    only by its uuid, so they are one pre-encoded template.  (JSON string
-    escaping works character by character, so encoding the pieces and joining
-    them gives the encoding of the joined string.)"""
+    only by its uuid, so they are one pre-encoded template split where the
+    uuid goes, and joined around each provider's.  (JSON string escaping
+    works character by character, so encoding the pieces and joining them
+    gives the encoding of the joined string.)"""
     prefix = f"{get_script_prefix().rstrip('/')}/resource_providers/"
     links = json.dumps(
         [{"rel": rel, "href": _UUID_MARK + tail} for rel, tail in _link_rels(mv)]
     )
-    mark = _encode_str(_UUID_MARK)[1:-1]
+    pieces = links.split(_encode_str(_UUID_MARK)[1:-1])
     encoded_prefix = _encode_str(prefix)[1:-1]
+    encode = _encode_str
     tree = mv >= (1, 14)
     parts = []
     append = parts.append
     for uuid, name, generation, parent_uuid, root_uuid in rows:
-        encoded_uuid = _encode_str(uuid)
+        # Each field encoded inline, not through a helper: a call per field
+        # was a third of the time here. Names and generations are NOT NULL
+        # columns, the generation an integer.
+        encoded_uuid = encode(uuid)
         text = (
-            f'{{"uuid": {encoded_uuid}, "name": {_json_or_null(name)}, '
-            f'"generation": {_json_int(generation)}, '
-            f'"links": {links.replace(mark, encoded_prefix + encoded_uuid[1:-1])}'
+            f'{{"uuid": {encoded_uuid}, "name": {encode(name)}, '
+            f'"generation": {generation:d}, '
+            f'"links": {(encoded_prefix + encoded_uuid[1:-1]).join(pieces)}'
         )
         if tree:
-            text += (
-                f', "parent_provider_uuid": {_json_or_null(parent_uuid)}, '
-                f'"root_provider_uuid": {_json_or_null(root_uuid)}}}'
+            append(
+                f'{text}, "parent_provider_uuid": '
+                f'{"null" if parent_uuid is None else encode(parent_uuid)}, '
+                f'"root_provider_uuid": {"null" if root_uuid is None else encode(root_uuid)}}}'
             )
         else:
-            text += "}"
-        append(text)
+            append(text + "}")
     return '{"resource_providers": [' + ", ".join(parts) + "]}"
 
 
