@@ -89,17 +89,11 @@ def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> 
     count = len(choices)
     if count == 0 or any(not options for options in choices):
         return
-    order = sorted(range(count), key=lambda index: len(choices[index]))
-    depth_of = {group: depth for depth, group in enumerate(order)}
-    # same_subtree constraints are checked as soon as their last group is placed.
-    checks_at = [[] for _ in range(count)]
-    for members in problem.same_subtree:
-        if members:
-            checks_at[max(depth_of[m] for m in members)].append(tuple(members))
-    capacity = problem.capacity
-    if count == 1 and not checks_at[0]:
+    if count == 1 and not any(problem.same_subtree):
         # One group, nothing to isolate from or to check across groups: the
-        # walk below reduces to each choice's own capacity check.
+        # walk below reduces to each choice's own capacity check. (Checked
+        # before the walk's set-up: a flat cloud takes this way once a tree.)
+        capacity = problem.capacity
         for choice in choices[0]:
             for provider, klass, amount in choice.allocs:
                 free, max_unit = capacity[(provider, klass)]
@@ -109,6 +103,13 @@ def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> 
                 _count_placement(problem)
                 yield (choice,)
         return
+    order = sorted(range(count), key=lambda index: len(choices[index]))
+    depth_of = {group: depth for depth, group in enumerate(order)}
+    # same_subtree constraints are checked as soon as their last group is placed.
+    checks_at = [[] for _ in range(count)]
+    for members in problem.same_subtree:
+        if members:
+            checks_at[max(depth_of[m] for m in members)].append(tuple(members))
     yield from _walk(_Walk(choices, problem, order, checks_at), 0)
 
 
