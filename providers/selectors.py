@@ -271,9 +271,9 @@ def provider_rows(qs):
 PROVIDER_LIST_COLUMNS = ("uuid", "name", "generation", "parent__uuid", "root__uuid")
 
 
-def provider_list_tuples(qs):
-    """The API list's rows of a provider queryset, by id, as tuples of
-    PROVIDER_LIST_COLUMNS: no dicts or timestamps to build.
+def provider_list_tuples(qs=None):
+    """The API list's rows of a provider queryset (None: every provider),
+    by id, as tuples of PROVIDER_LIST_COLUMNS: no dicts or timestamps to build.
 
     The parent and root uuids are found among the rows themselves when they
     are all there (the whole list, a tree): one read without the two
@@ -281,6 +281,8 @@ def provider_list_tuples(qs):
     against 0.6 for 1,000 providers). A filtered list whose parents or roots
     lie outside it is read again with the joins, so both reads see one
     snapshot each and never mix."""
+    if qs is None:
+        qs = ResourceProvider.objects.all()
     rows = list(qs.order_by("id").values_list("id", "uuid", "name", "generation",
                                               "parent_id", "root_id"))
     uuids = {pk: uuid for pk, uuid, *_ in rows}

@@ -161,7 +161,11 @@ class ResourceProviderListView(PlacementView):
     def get(self, request):
         authorize(request, "placement:resource_providers:list")
         mv = self.mv
-        rows = selectors.provider_list_tuples(_list_filterset(request, mv).qs)
+        # No query string, nothing to filter: the FilterSet's form building
+        # and validation (about 1 ms, a tenth of listing 1,000 providers)
+        # would only hand back every provider.
+        rows = selectors.provider_list_tuples(
+            _list_filterset(request, mv).qs if request.GET else None)
         return HttpResponse(_provider_list_json(rows, mv), content_type="application/json")
 
     @extend_schema(
