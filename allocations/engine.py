@@ -466,6 +466,15 @@ class _Trees:
             wanted = self.wanted[id(group)] = sorted(group.resources.items())
         return wanted
 
+    def _filters(self, group: ResolvedGroup) -> bool:
+        """Whether the spread group has a tree, aggregate or forbidden-trait
+        filter (:meth:`_usable`); without one every provider of the pool is
+        usable, and the per-provider check is skipped (the nested perfload
+        request asks for none: 7 providers a tree)."""
+        spec = group.spec
+        return bool(group.in_tree_root is not None or spec.member_of.any_of
+                    or spec.member_of.forbidden or group.forbidden)
+
     def _usable(self, group: ResolvedGroup, rp: int) -> bool:
         """The spread group's tree, aggregate and forbidden-trait filters."""
         cache = self.usable.setdefault(id(group), {})
@@ -486,7 +495,9 @@ class _Trees:
         in the tree's pool, judged on the union of their traits."""
         ctx = self.ctx
         inventory = ctx.inventory
-        pool = [rp for rp in self.pool(root) if self._usable(group, rp)]
+        pool = self.pool(root)
+        if self._filters(group):
+            pool = [rp for rp in pool if self._usable(group, rp)]
         wanted = self._wanted(group)
         if len(pool) == 1:
             # A tree of one able provider (every flat cloud): one pick or none.
@@ -632,7 +643,10 @@ def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
         for rp, rc, amount in choice.allocs:
             per = merged.setdefault(rp, {})
             per[rc] = per.get(rc, 0) + amount
-        mappings[group.spec.suffix] = sorted(ctx.providers[p].uuid for p in choice.providers)
+        providers = choice.providers
+        mappings[group.spec.suffix] = (
+            [ctx.providers[providers[0]].uuid] if len(providers) == 1  # every suffixed group
+            else sorted(ctx.providers[p].uuid for p in providers))
     allocations = {
         ctx.providers[rp].uuid: {ctx.class_names[rc]: amt for rc, amt in sorted(res.items())}
         for rp, res in merged.items()
