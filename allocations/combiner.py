@@ -77,9 +77,16 @@ def _count_placement(problem: Problem) -> None:
 
 
 def _same_subtree_ok(providers, ancestors):
-    """True when one of ``providers`` is an ancestor-or-self of every other."""
+    """True when one of ``providers`` is an ancestor-or-self of every other.
+
+    Loops rather than ``all()`` over a generator: this runs once per
+    placement that completes a same_subtree set (thousands a nested answer),
+    and a generator a time costs more than the test itself."""
     for top in providers:
-        if all(top in ancestors[other] for other in providers):
+        for other in providers:
+            if top not in ancestors[other]:
+                break
+        else:
             return True
     return False
 

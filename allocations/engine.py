@@ -33,6 +33,7 @@ import random
 from dataclasses import dataclass, field
 from itertools import product
 from math import prod
+from typing import NamedTuple
 
 import os_traits
 from django.conf import settings
@@ -57,8 +58,9 @@ class AllocationRequest:
     mappings: dict
 
 
-@dataclass
-class ProviderSummary:
+class ProviderSummary(NamedTuple):
+    """A named tuple, like combiner.Choice: a nested answer builds 7,000."""
+
     uuid: str
     resources: dict  # class name -> {"capacity": int, "used": int}
     traits: list  # names, by trait id ([] unless the request's version shows them)
@@ -643,14 +645,21 @@ def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
         for rp, rc, amount in choice.allocs:
             per = merged.setdefault(rp, {})
             per[rc] = per.get(rc, 0) + amount
-        providers = choice.providers
+        chosen = choice.providers
         mappings[group.spec.suffix] = (
-            [ctx.providers[providers[0]].uuid] if len(providers) == 1  # every suffixed group
-            else sorted(ctx.providers[p].uuid for p in providers))
-    allocations = {
-        ctx.providers[rp].uuid: {ctx.class_names[rc]: amt for rc, amt in sorted(res.items())}
-        for rp, res in merged.items()
-    }
+            [ctx.providers[chosen[0]].uuid] if len(chosen) == 1  # every suffixed group
+            else sorted(ctx.providers[p].uuid for p in chosen))
+    # Loops, not a comprehension in a comprehension (a function call per
+    # provider); most providers give one class, which needs no sorting.
+    providers, class_names = ctx.providers, ctx.class_names
+    allocations = {}
+    for rp, res in merged.items():
+        if len(res) == 1:
+            ((rc, amount),) = res.items()
+            allocations[providers[rp].uuid] = {class_names[rc]: amount}
+        else:
+            allocations[providers[rp].uuid] = {
+                class_names[rc]: amount for rc, amount in sorted(res.items())}
     return AllocationRequest(allocations=allocations, mappings=mappings)
 
 
@@ -696,17 +705,16 @@ def _summaries(ctx: SearchContext, found: list) -> list:
     if version >= (1, 17):
         wanted = {t for pid in ids for t in ctx.providers[pid].traits}
         names = sql.trait_names(wanted) if wanted else {}
+    providers = ctx.providers
     summaries = []
     for pid in ids:
-        p = ctx.providers[pid]
-        parent = ctx.providers.get(p.parent_id)
-        summaries.append(
-            ProviderSummary(
-                uuid=p.uuid,
-                resources=resources[pid],
-                traits=[names[t] for t in sorted(p.traits)] if names else [],
-                parent_uuid=parent.uuid if parent else None,
-                root_uuid=ctx.providers[p.root_id].uuid,
-            )
-        )
+        p = providers[pid]
+        parent = providers.get(p.parent_id)
+        summaries.append(ProviderSummary(
+            p.uuid,
+            resources[pid],
+            [names[t] for t in sorted(p.traits)] if names and p.traits else [],
+            parent.uuid if parent else None,
+            providers[p.root_id].uuid,
+        ))
     return summaries
