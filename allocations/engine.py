@@ -397,6 +397,8 @@ class _Trees:
                 return
             self.add(_load_trees(self.ctx, smallest, (chunk[0], chunk[-1])))
             yield from (root for root in chunk if root in self.members)
+            if len(chunk) < size:
+                return  # a short page is the last: no statement to learn that
             after, size = chunk[-1], size * 2
 
     def pool(self, root) -> list:

@@ -75,3 +75,14 @@ def test_pages_count_the_usage_of_their_providers(api, world, settings):
     assert named == [n.uuid for n in nodes[60:65]]
     assert body["provider_summaries"][nodes[60].uuid]["resources"]["VCPU"] == {
         "capacity": 2, "used": 1}
+
+
+def test_a_short_page_is_the_last_one_read(api, cloud):
+    """131 roots and pages of at least 200 (the limit): the first page comes
+    back short, so no second read of roots follows it."""
+    with CaptureQueriesContext(connection) as ctx:
+        body = _get(api, f"{URL}&limit=200")
+    assert len(body["allocation_requests"]) == 60
+    root_reads = [q["sql"] for q in ctx.captured_queries
+                  if "FROM resource_providers WHERE parent_id IS NULL" in q["sql"]]
+    assert len(root_reads) == 1, root_reads
