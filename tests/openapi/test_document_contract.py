@@ -6,17 +6,10 @@ import json
 
 import jsonschema
 import pytest
-from django.test import Client
 
 pytestmark = pytest.mark.django_db
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
-
-
-@pytest.fixture(scope="module")
-def document(django_db_blocker):
-    with django_db_blocker.unblock():
-        return json.loads(Client().get("/api/schema/?format=json").content)
 
 
 def _schemas(node):

@@ -11,13 +11,11 @@ GET /resource_providers (and the suffixed ones), and states them exactly:
 Checked over the API with chosen spellings and over the parsers with many
 generated ones.
 """
-import json
 import random
 import re
 from urllib.parse import quote
 
 import pytest
-from django.test import Client
 
 from placement_site import errors, querystring
 from placement_site.querystring import PATTERNS
@@ -30,12 +28,6 @@ AGG = "5a1b2c3d-4e5f-4071-8293-a4b5c6d7e8f9"
 AGG_HEX = AGG.replace("-", "")
 ARABIC_ONE = "\u0661"  # int() reads it as 1, and so does the pattern's \d
 NBSP = "\u00a0"  # str.strip() and \s both take it as a space
-
-
-@pytest.fixture(scope="module")
-def document(django_db_blocker):
-    with django_db_blocker.unblock():
-        return json.loads(Client().get("/api/schema/?format=json").content)
 
 
 def _param(document, path, name):
