@@ -21,7 +21,8 @@ from placement_site.uuids import normalize_uuid
 from providers.models import capacity_sql
 
 
-def _placeholders(values) -> str:
+def placeholders(values) -> str:
+    """``%s, %s, ...``, one per value (also used by allocations.write_sql)."""
     return ", ".join(["%s"] * len(values))
 
 
@@ -35,7 +36,7 @@ def _in(column: str, values) -> tuple[str, list]:
             # cheaper for the driver to send than a list it must adapt item by item.
             return f"{column} = ANY(%s::bigint[])", ["{" + ",".join(map(str, values)) + "}"]
         return f"{column} = ANY(%s)", [values]
-    return f"{column} IN ({_placeholders(values)})", values
+    return f"{column} IN ({placeholders(values)})", values
 
 
 def _fetch(sql: str, params=()) -> list:
@@ -53,7 +54,7 @@ def class_ids(names) -> dict:
     if not names:
         return {}
     return dict(
-        _fetch(f"SELECT name, id FROM resource_classes WHERE name IN ({_placeholders(names)})", names)
+        _fetch(f"SELECT name, id FROM resource_classes WHERE name IN ({placeholders(names)})", names)
     )
 
 
@@ -63,7 +64,7 @@ def trait_ids(names) -> dict:
     SELECT name, id FROM traits WHERE name IN (:names)
     """
     names = sorted(names)
-    return dict(_fetch(f"SELECT name, id FROM traits WHERE name IN ({_placeholders(names)})", names))
+    return dict(_fetch(f"SELECT name, id FROM traits WHERE name IN ({placeholders(names)})", names))
 
 
 def root_ids(uuids) -> dict:
@@ -74,7 +75,7 @@ def root_ids(uuids) -> dict:
     uuids = sorted(uuids)
     return dict(
         _fetch(
-            f"SELECT uuid, root_id FROM resource_providers WHERE uuid IN ({_placeholders(uuids)})",
+            f"SELECT uuid, root_id FROM resource_providers WHERE uuid IN ({placeholders(uuids)})",
             uuids,
         )
     )
@@ -129,7 +130,7 @@ def usable_inventories(smallest: dict, providers=None) -> list:
         "FROM inventories i LEFT JOIN ("
         "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
         "  FROM allocations"
-        f"  WHERE resource_class_id IN ({_placeholders(classes)}){usage_scope}"
+        f"  WHERE resource_class_id IN ({placeholders(classes)}){usage_scope}"
         "  GROUP BY resource_provider_id, resource_class_id) u"
         " ON u.resource_provider_id = i.resource_provider_id"
         " AND u.resource_class_id = i.resource_class_id"
@@ -149,7 +150,7 @@ def roots_holding(trait_ids, span=None) -> set:
     ids = sorted(trait_ids)
     sql = ("SELECT DISTINCT p.root_id FROM resource_provider_traits t "
            "JOIN resource_providers p ON p.id = t.resource_provider_id "
-           f"WHERE t.trait_id IN ({_placeholders(ids)})")
+           f"WHERE t.trait_id IN ({placeholders(ids)})")
     if span is not None:
         sql += " AND p.root_id BETWEEN %s AND %s"
         ids += list(span)
@@ -308,4 +309,4 @@ def trait_names(ids) -> dict:
     SELECT id, name FROM traits WHERE id IN (:trait ids)
     """
     ids = sorted(ids)
-    return dict(_fetch(f"SELECT id, name FROM traits WHERE id IN ({_placeholders(ids)})", ids))
+    return dict(_fetch(f"SELECT id, name FROM traits WHERE id IN ({placeholders(ids)})", ids))

@@ -22,11 +22,8 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
+from allocations.engine_sql import placeholders
 from providers.models import capacity_of
-
-
-def _placeholders(values) -> str:
-    return ", ".join(["%s"] * len(values))
 
 
 @dataclass
@@ -73,12 +70,12 @@ def lookup(*, consumers, providers=(), classes=(), projects=(), users=(), types=
             continue
         table, key = _PLAIN[kind]
         parts.append(f"SELECT '{kind}', id, {key} FROM {table} "
-                     f"WHERE {key} IN ({_placeholders(values)})")
+                     f"WHERE {key} IN ({placeholders(values)})")
         params += values
     uuids = sorted(set(consumers))
     parts.append("SELECT 'held', a.resource_provider_id, c.uuid FROM consumers c "
                  "JOIN allocations a ON a.consumer_id = c.id "
-                 f"WHERE c.uuid IN ({_placeholders(uuids)})")
+                 f"WHERE c.uuid IN ({placeholders(uuids)})")
     params += uuids
     found = Names()
     with connection.cursor() as cursor:
@@ -124,8 +121,8 @@ def inventories_with_usage(provider_ids, class_ids) -> dict:
         "WHERE a.resource_provider_id = i.resource_provider_id "
         "AND a.resource_class_id = i.resource_class_id) "
         "FROM inventories i "
-        f"WHERE i.resource_provider_id IN ({_placeholders(provider_ids)}) "
-        f"AND i.resource_class_id IN ({_placeholders(class_ids)})"
+        f"WHERE i.resource_provider_id IN ({placeholders(provider_ids)}) "
+        f"AND i.resource_class_id IN ({placeholders(class_ids)})"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, provider_ids + class_ids)
