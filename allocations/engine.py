@@ -259,19 +259,17 @@ def _load_trees(ctx: SearchContext, smallest: dict, span=None) -> list:
         members = sql.tree_providers(holders, sorted(reached))
         _add_inventory(ctx, rows)
         return _add_providers(ctx, members)
+    # The trees are known before their inventories (a page of roots, or
+    # every tree holding the required traits): read their providers first,
+    # then only those providers' inventories (with the trait, on the
+    # perfload cloud half the rows an unscoped Q1 reads, and its usage sums).
     if span is None:
-        # The trees holding the required traits are known first: read their
-        # providers, then only those providers' inventories (on the perfload
-        # cloud half the rows an unscoped Q1 reads, and its usage sums).
-        # No sharing provider is in play here, so no tree is reached.
+        # No sharing provider is in play with a trait filter: none reached.
         members = sql.tree_providers([], sorted(allowed))
-        rows = sql.usable_inventories(smallest, [row[0] for row in members]) if members else []
-        _add_inventory(ctx, rows)
-        wanted = _roots_of(members, {row[0] for row in rows})
-        return _add_providers(ctx, [row for row in members if row[3] in wanted])
-    members = sql.providers_of_roots(*span)
-    if allowed is not None:
-        members = [row for row in members if row[3] in allowed]
+    else:
+        members = sql.providers_of_roots(*span)
+        if allowed is not None:
+            members = [row for row in members if row[3] in allowed]
     rows = sql.usable_inventories(smallest, [row[0] for row in members]) if members else []
     _add_inventory(ctx, rows)
     wanted = reached | _roots_of(members, {row[0] for row in rows})

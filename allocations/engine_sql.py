@@ -7,8 +7,8 @@ them), the trees they reach (Q3) and their own trees (Q4, Q5, Q6); then the
 inventories able to serve (Q1), every provider of the trees involved (Q4),
 their traits (Q5) and aggregates (Q6) -- or, when a group requires traits
 and no sharing provider is in play, the trees holding them (Q2b), their
-providers (Q4) and only those providers' inventories (Q1), Q5 and Q6; for the answer the summaries'
-inventories and usage (Q7) and trait names (Q8). A search that stops at a
+providers (Q4) and only those providers' inventories (Q1), Q5 and Q6; for
+the answer the summaries' inventories and usage (Q7) and trait names (Q8). A search that stops at a
 limit takes the trees a page of roots at a time (Q2, then Q4b, Q1 scoped to
 the page's providers, Q5, Q6), pages doubling in size, so a few pages cover
 a limit whatever the cloud's size. Raw SQL rather than the
