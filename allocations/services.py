@@ -204,14 +204,18 @@ def _canonical(provider_uuid: str) -> str:
     return normalize_uuid(provider_uuid) or provider_uuid
 
 
+def _no_such_provider(provider_uuid: str) -> errors.BadRequest:
+    return errors.BadRequest(
+        f"Allocation for resource provider '{provider_uuid}' that does not exist."
+    )
+
+
 def _check_names(requests: list[ConsumerAllocations], found: write_sql.Names):
     """400 for the first unknown provider or resource class, in request order."""
     for req in requests:
         for provider_uuid, resources in req.allocations.items():
             if _canonical(provider_uuid) not in found.providers:
-                raise errors.BadRequest(
-                    f"Allocation for resource provider '{provider_uuid}' that does not exist."
-                )
+                raise _no_such_provider(provider_uuid)
             for name in resources:
                 if name not in found.classes:
                     raise errors.BadRequest(
@@ -390,9 +394,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     for provider_uuid in (p for req in requests for p in req.allocations):
         if found.providers[_canonical(provider_uuid)] not in locked_providers:
             # Deleted since the lookup: as if it had never been there.
-            raise errors.BadRequest(
-                f"Allocation for resource provider '{provider_uuid}' that does not exist."
-            )
+            raise _no_such_provider(provider_uuid)
 
     consumers = _lock_consumers(requests, found, projects, users, types)
     # A consumer this write created holds nothing, and no other writer can

@@ -287,7 +287,8 @@ def provider_list_tuples(qs=None):
                                               "parent_id", "root_id"))
     uuids = {pk: uuid for pk, uuid, *_ in rows}
     referenced = {parent for *_, parent, _ in rows}
-    referenced.discard(None)  # roots have no parent; a missing root is no root
+    referenced.discard(None)  # a root has no parent; a None root still sends
+    # the list to the joined read below, which shows it as null
     referenced.update(root for *_, root in rows)
     if not referenced <= uuids.keys():
         return list(qs.order_by("id").values_list(*PROVIDER_LIST_COLUMNS))
