@@ -17,9 +17,10 @@ flat    N root providers with VCPU / MEMORY_MB / DISK_GB inventory, all in one
 nested  N trees of 7 providers (../shared/benchmarks/nested-perfload.yaml).
 
 Per scenario both servers are up at once (each on its own database; loaded
-one after the other), and every measurement alternates between them (request
-by request for sequential timings, in --rounds alternating blocks for the
-concurrent one), so background load on a shared machine weighs on both alike:
+one after the other, then both ANALYZEd), and every measurement alternates
+between them (request by request for sequential timings, in --rounds
+alternating blocks for the concurrent one), so background load on a shared
+machine weighs on both alike:
   * GET /allocation_candidates: median and p95 of 30 sequential requests,
     requests/s for 100 requests at concurrency 10, and the number of
     allocation requests and provider summaries (must match across servers);
@@ -393,6 +394,12 @@ def run_scenario(name, args):
                 providers[kind] = load_nested(bases[kind], args.trees, args.load_threads)
                 queries[kind] = NESTED_QUERY
             results[kind]["load_s"] = round(time.perf_counter() - started, 1)
+        for kind in KINDS:
+            # Statistics for both databases alike before any timing: no cloud
+            # runs without them, and autovacuum would otherwise gather them at
+            # a moment of its own, in the middle of some timings.
+            subprocess.run(["psql", f"{args.pg}/{servers[kind].db}", "-qAtc", "ANALYZE"],
+                           check=True, timeout=300, stdout=subprocess.DEVNULL)
         print(f"-- {name}: timing GET /allocation_candidates ...", flush=True)
         for kind, (data, figures) in time_get(bases, queries, args).items():
             figures["allocation_requests"] = len(data["allocation_requests"])
