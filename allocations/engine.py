@@ -49,10 +49,10 @@ SHARES_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
 # -- What comes out ---------------------------------------------------------------
 
 
-@dataclass
-class AllocationRequest:
+class AllocationRequest(NamedTuple):
     """One candidate: {provider uuid: {class name: amount}} and, per group
-    suffix, the uuids of the providers that group uses."""
+    suffix, the uuids of the providers that group uses. A named tuple, like
+    ProviderSummary: a large answer builds thousands."""
 
     allocations: dict
     mappings: dict
@@ -109,7 +109,11 @@ class SearchContext:
     # (provider, class) -> (capacity, used, min_unit, max_unit, step_size)
     inventory: dict = field(default_factory=dict)
     inventory_ids: dict = field(default_factory=dict)  # (provider, class) -> inventory id
+    # (provider, class) -> (free capacity, max_unit): what the combiner checks
+    # a combination against, kept beside ``inventory`` as it loads.
+    free: dict = field(default_factory=dict)
     by_class: dict = field(default_factory=dict)  # class id -> [provider ids]
+    classes_of: dict = field(default_factory=dict)  # provider id -> [class ids]
     sharing: set = field(default_factory=set)  # sharing provider ids
     reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
     providers: dict = field(default_factory=dict)  # id -> TreeProvider
@@ -197,13 +201,17 @@ def _smallest_amounts(ctx: SearchContext) -> dict:
 
 
 def _add_inventory(ctx: SearchContext, rows) -> None:
+    inventory, free, ids = ctx.inventory, ctx.free, ctx.inventory_ids
+    by_class, classes_of = ctx.by_class, ctx.classes_of
     for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used, inv_id in rows:
-        if (rp, rc) not in ctx.inventory:
-            ctx.by_class.setdefault(rc, []).append(rp)
-        ctx.inventory[(rp, rc)] = (
-            capacity_of(total, reserved, ratio), int(used), min_unit, max_unit, step
-        )
-        ctx.inventory_ids[(rp, rc)] = inv_id
+        key = (rp, rc)
+        if key not in inventory:
+            by_class.setdefault(rc, []).append(rp)
+            classes_of.setdefault(rp, []).append(rc)
+        capacity, used = capacity_of(total, reserved, ratio), int(used)
+        inventory[key] = (capacity, used, min_unit, max_unit, step)
+        free[key] = (capacity - used, max_unit)
+        ids[key] = inv_id
 
 
 def _add_providers(ctx: SearchContext, rows) -> list:
@@ -416,29 +424,45 @@ class _Trees:
         return all(ids[n] in p.traits for n in request.root_required) and not any(
             ids[n] in p.traits for n in request.root_forbidden)
 
-    def choices(self, group: ResolvedGroup, root) -> list:
+    def holders(self, root) -> dict:
+        """{class id: the providers of the tree's pool with an inventory of
+        that class, ascending}, worked out once a tree: each group then looks
+        only at the holders of its classes rather than at the whole pool (a
+        nested perfload tree has 7 providers, and a group's class is on one
+        to three of them)."""
+        classes_of = self.ctx.classes_of
+        out = {}
+        for rp in self.pool(root):
+            for rc in classes_of.get(rp, ()):
+                found = out.get(rc)
+                if found is None:
+                    out[rc] = [rp]
+                else:
+                    found.append(rp)
+        return out
+
+    def choices(self, group: ResolvedGroup, root, holders: dict) -> list:
         if group.spec.use_same_provider:
-            return self._single(group, root)
-        return self._spread(group, root)
+            return self._single(group, root, holders)
+        return self._spread(group, root, holders)
 
     def tree(self, root):
         """One choice list per group for tree ``root``, or None when the
         tree cannot serve the request."""
         if not self.root_ok(root):
             return None
+        holders = self.holders(root)
         lists = []
         for group in self.ctx.groups:
-            options = self.choices(group, root)
+            options = self.choices(group, root, holders)
             if not options:
                 return None
             lists.append(options)
         return lists
 
-    def _single(self, group: ResolvedGroup, root) -> list:
-        """A suffixed group, met by one provider alone.
-
-        Inventory first: most of a tree's providers lack the group's
-        classes, and one dict look-up turns them away before the costlier
+    def _single(self, group: ResolvedGroup, root, holders: dict) -> list:
+        """A suffixed group, met by one provider alone: one of those holding
+        its first class, with inventory checks before the costlier
         placement and trait checks."""
         ctx = self.ctx
         inventory = ctx.inventory
@@ -447,7 +471,8 @@ class _Trees:
         placed = group.in_tree_root is not None or member_of.any_of or member_of.forbidden
         traits = group.required or group.forbidden
         out = []
-        for rp in self.pool(root) if group.resources else self.members.get(root, []):
+        # A group without resources may use any provider of the tree itself.
+        for rp in holders.get(wanted[0][0], ()) if wanted else self.members.get(root, []):
             for rc, amount in wanted:
                 entry = inventory.get((rp, rc))
                 if entry is None or not _amount_fits(entry, amount):
@@ -492,13 +517,14 @@ class _Trees:
         if 0 <= self.work_limit < self.picks:
             raise combiner.TooMuchWork(self.picks)
 
-    def _spread(self, group: ResolvedGroup, root) -> list:
+    def _spread(self, group: ResolvedGroup, root, holders: dict) -> list:
         """The unsuffixed group: every pick of one able provider per class
         in the tree's pool, judged on the union of their traits."""
         ctx = self.ctx
         inventory = ctx.inventory
         pool = self.pool(root)
-        if self._filters(group):
+        filtered = self._filters(group)
+        if filtered:
             pool = [rp for rp in pool if self._usable(group, rp)]
         wanted = self._wanted(group)
         if len(pool) == 1:
@@ -514,8 +540,9 @@ class _Trees:
             return [combiner.Choice((rp,), tuple((rp, rc, amount) for rc, amount in wanted))]
         options = []
         for rc, amount in wanted:
-            able = [rp for rp in pool
-                    if (rp, rc) in inventory and _amount_fits(inventory[(rp, rc)], amount)]
+            able = [rp for rp in holders.get(rc, ())
+                    if _amount_fits(inventory[(rp, rc)], amount)
+                    and (not filtered or self._usable(group, rp))]
             if not able:
                 return []
             options.append(able)
@@ -541,13 +568,15 @@ class _Trees:
 def _single_provider_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
     """{root: [Choice]} for a suffixed group, met by one provider alone."""
     trees = _Trees(ctx)
-    return {root: c for root in trees.roots() if (c := trees._single(group, root))}
+    return {root: c for root in trees.roots()
+            if (c := trees._single(group, root, trees.holders(root)))}
 
 
 def _spread_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
     """{root: [Choice]} for the unsuffixed group."""
     trees = _Trees(ctx)
-    return {root: c for root in trees.roots() if (c := trees._spread(group, root))}
+    return {root: c for root in trees.roots()
+            if (c := trees._spread(group, root, trees.holders(root)))}
 
 
 def _usable_roots(ctx: SearchContext, per_group: list) -> list:
@@ -577,10 +606,6 @@ def _problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
     suffix_index = {g.spec.suffix: i for i, g in enumerate(ctx.groups)}
     providers = ctx.providers
 
-    def free_and_max_unit(key):
-        capacity, used, _, max_unit, _ = ctx.inventory[key]
-        return capacity - used, max_unit
-
     def ancestors(pid):
         chain, node = {pid}, providers[pid]
         while node.parent_id is not None and node.parent_id in providers:
@@ -590,7 +615,7 @@ def _problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
 
     isolate = ctx.request.group_policy == "isolate"
     return combiner.Problem(
-        capacity=_Lazy(free_and_max_unit),
+        capacity=ctx.free,
         isolated_groups=[bool(g.spec.use_same_provider and isolate) for g in ctx.groups],
         same_subtree=[[suffix_index[s] for s in sfx] for sfx in ctx.request.same_subtree],
         ancestors=_Lazy(ancestors),
@@ -640,18 +665,21 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
 
 
 def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
+    providers, class_names = ctx.providers, ctx.class_names
     merged, mappings = {}, {}
     for group, choice in zip(ctx.groups, combination):
         for rp, rc, amount in choice.allocs:
-            per = merged.setdefault(rp, {})
-            per[rc] = per.get(rc, 0) + amount
+            per = merged.get(rp)
+            if per is None:
+                merged[rp] = {rc: amount}
+            else:
+                per[rc] = per.get(rc, 0) + amount
         chosen = choice.providers
         mappings[group.spec.suffix] = (
-            [ctx.providers[chosen[0]].uuid] if len(chosen) == 1  # every suffixed group
-            else sorted(ctx.providers[p].uuid for p in chosen))
+            [providers[chosen[0]].uuid] if len(chosen) == 1  # every suffixed group
+            else sorted(providers[p].uuid for p in chosen))
     # Loops, not a comprehension in a comprehension (a function call per
     # provider); most providers give one class, which needs no sorting.
-    providers, class_names = ctx.providers, ctx.class_names
     allocations = {}
     for rp, res in merged.items():
         if len(res) == 1:
@@ -660,7 +688,7 @@ def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
         else:
             allocations[providers[rp].uuid] = {
                 class_names[rc]: amount for rc, amount in sorted(res.items())}
-    return AllocationRequest(allocations=allocations, mappings=mappings)
+    return AllocationRequest(allocations, mappings)
 
 
 def _summaries(ctx: SearchContext, found: list) -> list:
@@ -684,35 +712,38 @@ def _summaries(ctx: SearchContext, found: list) -> list:
     rows = {pid: [] for pid in ids}
     class_names = ctx.class_names
     known = []  # only the summarized providers' ids: a shorter statement to plan
-    for (pid, rc), inv_id in ctx.inventory_ids.items():
-        entry = rows.get(pid)
+    inventory_ids = ctx.inventory_ids
+    for key, loaded in ctx.inventory.items():
+        entry = rows.get(key[0])
         if entry is not None:
-            capacity, used_now = ctx.inventory[(pid, rc)][:2]
-            entry.append((inv_id, class_names[rc], capacity, used_now))
+            inv_id = inventory_ids[key]
+            entry.append((inv_id, class_names[key[1]], loaded[0], loaded[1]))
             known.append(inv_id)
     for inv_id, pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(
             ids, sorted(known)):
         if all_classes or rc in requested:
             rows[pid].append((inv_id, name, capacity_of(total, reserved, ratio), int(used_now)))
-    # In inventory order, as upstream lists them; kept in the shape the
-    # answer shows, so the renderer need not copy 7000 of these.
-    resources = {
-        pid: {name: {"capacity": capacity, "used": used_now}
-              for _, name, capacity, used_now in sorted(entries)}
-        for pid, entries in rows.items()
-    }
     names = {}
     if version >= (1, 17):
         wanted = {t for pid in ids for t in ctx.providers[pid].traits}
         names = sql.trait_names(wanted) if wanted else {}
     providers = ctx.providers
     summaries = []
+    # Plain loops: a comprehension is a function call, and a nested answer
+    # has 7,000 summaries of one or two classes each.
     for pid in ids:
+        entries = rows[pid]
+        if len(entries) > 1:
+            entries.sort()  # in inventory order, as upstream lists them
+        # In the shape the answer shows, so the renderer need not copy them.
+        resources = {}
+        for _, name, capacity, used_now in entries:
+            resources[name] = {"capacity": capacity, "used": used_now}
         p = providers[pid]
         parent = providers.get(p.parent_id)
         summaries.append(ProviderSummary(
             p.uuid,
-            resources[pid],
+            resources,
             [names[t] for t in sorted(p.traits)] if names and p.traits else [],
             parent.uuid if parent else None,
             providers[p.root_id].uuid,

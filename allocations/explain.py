@@ -53,7 +53,6 @@ from providers.models import (
     ProviderAggregate,
     ProviderTrait,
     ResourceProvider,
-    capacity_of,
 )
 
 SHOW = 20  # providers or trees listed per step (the counts are always whole)
@@ -240,13 +239,13 @@ def _load_everything(ctx) -> dict:
         for row in Allocation.objects.filter(resource_class_id__in=class_ids)
         .values("resource_provider_id", "resource_class_id").annotate(u=Sum("used")).order_by()
     }
-    for inv in Inventory.objects.filter(resource_class_id__in=class_ids).order_by("pk"):
-        key = (inv.resource_provider_id, inv.resource_class_id)
-        ctx.inventory[key] = (
-            capacity_of(inv.total, inv.reserved, inv.allocation_ratio), used.get(key, 0),
-            inv.min_unit, inv.max_unit, inv.step_size,
-        )
-        ctx.by_class.setdefault(inv.resource_class_id, []).append(inv.resource_provider_id)
+    # In the shape of the engine's Q1 rows, so that the engine files them.
+    engine._add_inventory(ctx, [
+        (inv.resource_provider_id, inv.resource_class_id, inv.total, inv.reserved,
+         inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio,
+         used.get((inv.resource_provider_id, inv.resource_class_id), 0), inv.pk)
+        for inv in Inventory.objects.filter(resource_class_id__in=class_ids).order_by("pk")
+    ])
     names = {}
     for pk, uuid, name, parent, root in ResourceProvider.objects.values_list(
             "pk", "uuid", "name", "parent_id", "root_id").order_by("pk"):
