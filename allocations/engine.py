@@ -114,6 +114,11 @@ class SearchContext:
     free: dict = field(default_factory=dict)
     by_class: dict = field(default_factory=dict)  # class id -> [provider ids]
     classes_of: dict = field(default_factory=dict)  # provider id -> [class ids]
+    # Providers whose every inventory was read (Q1b), and of those the
+    # inventories that cannot serve: (provider, class) -> (inventory id,
+    # capacity, used). The summaries need them; the search does not.
+    complete: set = field(default_factory=set)
+    others: dict = field(default_factory=dict)
     sharing: set = field(default_factory=set)  # sharing provider ids
     reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
     providers: dict = field(default_factory=dict)  # id -> TreeProvider
@@ -200,18 +205,31 @@ def _smallest_amounts(ctx: SearchContext) -> dict:
     return smallest
 
 
-def _add_inventory(ctx: SearchContext, rows) -> None:
+def _add_inventory(ctx: SearchContext, rows, smallest=None) -> set:
+    """File inventory rows (Q1's shape) for the search; returns the
+    providers that got one. With ``smallest``, the rows are every inventory
+    of their providers (Q1b): those that cannot give the smallest amount
+    asked of their class (Q1's test, here in Python) are kept for the
+    summaries only."""
     inventory, free, ids = ctx.inventory, ctx.free, ctx.inventory_ids
     by_class, classes_of = ctx.by_class, ctx.classes_of
+    filed = set()
     for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used, inv_id in rows:
         key = (rp, rc)
+        capacity, used = capacity_of(total, reserved, ratio), int(used)
+        if smallest is not None:
+            amount = smallest.get(rc)
+            if amount is None or max_unit < amount or capacity - used < amount:
+                ctx.others[key] = (inv_id, capacity, used)
+                continue
         if key not in inventory:
             by_class.setdefault(rc, []).append(rp)
             classes_of.setdefault(rp, []).append(rc)
-        capacity, used = capacity_of(total, reserved, ratio), int(used)
         inventory[key] = (capacity, used, min_unit, max_unit, step)
         free[key] = (capacity - used, max_unit)
         ids[key] = inv_id
+        filed.add(rp)
+    return filed
 
 
 def _add_providers(ctx: SearchContext, rows) -> list:
@@ -269,8 +287,9 @@ def _load_trees(ctx: SearchContext, smallest: dict, span=None) -> list:
         return _add_providers(ctx, members)
     # The trees are known before their inventories (a page of roots, or
     # every tree holding the required traits): read their providers first,
-    # then only those providers' inventories (with the trait, on the
-    # perfload cloud half the rows an unscoped Q1 reads, and its usage sums).
+    # then all of those providers' inventories, and no others (with the
+    # trait, on the perfload cloud half the rows an unscoped Q1 reads, and
+    # its usage sums), which is also all their summaries need.
     if span is None:
         # No sharing provider is in play with a trait filter: none reached.
         members = sql.tree_providers([], sorted(allowed))
@@ -278,9 +297,10 @@ def _load_trees(ctx: SearchContext, smallest: dict, span=None) -> list:
         members = sql.providers_of_roots(*span)
         if allowed is not None:
             members = [row for row in members if row[3] in allowed]
-    rows = sql.usable_inventories(smallest, [row[0] for row in members]) if members else []
-    _add_inventory(ctx, rows)
-    wanted = reached | _roots_of(members, {row[0] for row in rows})
+    ids = [row[0] for row in members]
+    rows = sql.provider_inventories(ids) if ids else []
+    ctx.complete.update(ids)
+    wanted = reached | _roots_of(members, _add_inventory(ctx, rows, smallest))
     return _add_providers(ctx, [row for row in members if row[3] in wanted])
 
 
@@ -707,22 +727,37 @@ def _summaries(ctx: SearchContext, found: list) -> list:
         return []
     all_classes = version >= (1, 27)
     requested = {cid for g in ctx.groups for cid in g.resources}
-    # The inventories the search loaded are not read again: only the
-    # others (other classes, or too full to serve) come from Q7.
+    # Per provider: (inventory id, class id, capacity, used). Nothing the
+    # search read is read again: the providers read whole (Q1b) have the
+    # rest of their inventories in ctx.others, and only for the others do
+    # their other inventories (other classes, or too full to serve) come
+    # from Q7.
     rows = {pid: [] for pid in ids}
-    class_names = ctx.class_names
-    known = []  # only the summarized providers' ids: a shorter statement to plan
-    inventory_ids = ctx.inventory_ids
+    complete, inventory_ids = ctx.complete, ctx.inventory_ids
+    class_names = dict(ctx.class_names)
+    known = []  # what Q7 leaves out: a shorter statement to plan
     for key, loaded in ctx.inventory.items():
         entry = rows.get(key[0])
         if entry is not None:
-            inv_id = inventory_ids[key]
-            entry.append((inv_id, class_names[key[1]], loaded[0], loaded[1]))
-            known.append(inv_id)
-    for inv_id, pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(
-            ids, sorted(known)):
-        if all_classes or rc in requested:
-            rows[pid].append((inv_id, name, capacity_of(total, reserved, ratio), int(used_now)))
+            entry.append((inventory_ids[key], key[1], loaded[0], loaded[1]))
+            if key[0] not in complete:
+                known.append(inventory_ids[key])
+    unnamed = set()
+    for (pid, rc), (inv_id, capacity, used_now) in ctx.others.items():
+        entry = rows.get(pid)
+        if entry is not None and (all_classes or rc in requested):
+            entry.append((inv_id, rc, capacity, used_now))
+            if rc not in class_names:
+                unnamed.add(rc)
+    if unnamed:
+        class_names.update(sql.class_names(unnamed))
+    unread = [pid for pid in ids if pid not in complete]
+    if unread:
+        for inv_id, pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(
+                unread, sorted(known)):
+            if all_classes or rc in requested:
+                rows[pid].append((inv_id, rc, capacity_of(total, reserved, ratio), int(used_now)))
+                class_names[rc] = name
     names = {}
     if version >= (1, 17):
         wanted = {t for pid in ids for t in ctx.providers[pid].traits}
@@ -737,8 +772,8 @@ def _summaries(ctx: SearchContext, found: list) -> list:
             entries.sort()  # in inventory order, as upstream lists them
         # In the shape the answer shows, so the renderer need not copy them.
         resources = {}
-        for _, name, capacity, used_now in entries:
-            resources[name] = {"capacity": capacity, "used": used_now}
+        for _, rc, capacity, used_now in entries:
+            resources[class_names[rc]] = {"capacity": capacity, "used": used_now}
         p = providers[pid]
         parent = providers.get(p.parent_id)
         summaries.append(ProviderSummary(

@@ -7,13 +7,14 @@ them), the trees they reach (Q3) and their own trees (Q4, Q5, Q6); then the
 inventories able to serve (Q1), every provider of the trees involved (Q4),
 their traits (Q5) and aggregates (Q6) -- or, when a group requires traits
 and no sharing provider is in play, the trees holding them (Q2b), their
-providers (Q4) and only those providers' inventories (Q1), Q5 and Q6; for
-the answer the summaries' inventories and usage (Q7) and trait names (Q8). A search that stops at a
-limit takes the trees a page of roots at a time (Q2, then Q4b, Q1 scoped to
-the page's providers, Q5, Q6), pages doubling in size, so a few pages cover
-a limit whatever the cloud's size. Raw SQL rather than the
-ORM because the statements are few, hot, and easier to read and EXPLAIN
-written out.
+providers (Q4), every inventory of those providers (Q1b), Q5 and Q6; for
+the answer the inventories of the summarized providers the search did not
+read (Q7, not needed after Q1b), the names of classes it did not ask for,
+and trait names (Q8). A search that stops at a limit takes the trees a
+page of roots at a time (Q2, then Q4b, Q1b over the page's providers, Q5,
+Q6), pages doubling in size, so a few pages cover a limit whatever the
+cloud's size. Raw SQL rather than the ORM because the statements are few,
+hot, and easier to read and EXPLAIN written out.
 """
 from django.db import connection
 
@@ -137,6 +138,50 @@ def usable_inventories(smallest: dict, providers=None) -> list:
         f" WHERE ({' OR '.join(terms)}){scope}",
         params + scope_params,
     )
+
+
+def provider_inventories(providers) -> list:
+    """Q1b: every inventory of ``providers``, of any class and however full,
+    with its usage; rows as Q1's. For trees chosen before their inventories
+    are read (a page of roots, or the trees holding a required trait): the
+    search keeps the rows able to serve, the summaries use them all, and Q7
+    is not needed for these providers.
+
+    SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved,
+           i.min_unit, i.max_unit, i.step_size, i.allocation_ratio,
+           COALESCE(u.used, 0), i.id
+    FROM inventories i
+    LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used
+               FROM allocations WHERE resource_provider_id IN (:providers)
+               GROUP BY resource_provider_id, resource_class_id) u
+      ON u.resource_provider_id = i.resource_provider_id
+     AND u.resource_class_id = i.resource_class_id
+    WHERE i.resource_provider_id IN (:providers)
+    """
+    usage_scope, usage_params = _in("resource_provider_id", providers)
+    scope, scope_params = _in("i.resource_provider_id", providers)
+    return _fetch(
+        "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "
+        "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0), i.id "
+        "FROM inventories i LEFT JOIN ("
+        "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
+        f"  FROM allocations WHERE {usage_scope}"
+        "  GROUP BY resource_provider_id, resource_class_id) u"
+        " ON u.resource_provider_id = i.resource_provider_id"
+        " AND u.resource_class_id = i.resource_class_id"
+        f" WHERE {scope}",
+        usage_params + scope_params,
+    )
+
+
+def class_names(ids) -> dict:
+    """{class id: name} of the classes with these ids.
+
+    SELECT id, name FROM resource_classes WHERE id IN (:ids)
+    """
+    ids = sorted(ids)
+    return dict(_fetch(f"SELECT id, name FROM resource_classes WHERE id IN ({placeholders(ids)})",
+                       ids))
 
 
 def roots_holding(trait_ids, span=None) -> set:
