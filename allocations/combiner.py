@@ -94,8 +94,11 @@ def _same_subtree_ok(providers, ancestors):
 def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> Iterator[tuple]:
     """Yield valid combinations (a tuple: one Choice per group) for one tree."""
     count = len(choices)
-    if count == 0 or any(not options for options in choices):
+    if count == 0:
         return
+    for options in choices:
+        if not options:
+            return
     if count == 1 and not any(problem.same_subtree):
         # One group, nothing to isolate from or to check across groups: the
         # walk below reduces to each choice's own capacity check. (Checked
@@ -229,9 +232,12 @@ def combine(
             seen_shared.add(key)
         return True
 
+    # Nothing to check across a combination (the usual case): no call for each.
+    checked = bool(sharing) or not problem.nested_aware
+
     def per_tree(root, choices):
         for combination in tree_combinations(choices, problem):
-            if valid(combination):
+            if not checked or valid(combination):
                 yield root, combination
 
     if strategy == "breadth-first":

@@ -112,7 +112,6 @@ class SearchContext:
     # (provider, class) -> (free capacity, max_unit): what the combiner checks
     # a combination against, kept beside ``inventory`` as it loads.
     free: dict = field(default_factory=dict)
-    by_class: dict = field(default_factory=dict)  # class id -> [provider ids]
     classes_of: dict = field(default_factory=dict)  # provider id -> [class ids]
     # Providers whose every inventory was read (Q1b), and of those the
     # inventories that cannot serve: (provider, class) -> (inventory id,
@@ -212,7 +211,7 @@ def _add_inventory(ctx: SearchContext, rows, smallest=None) -> set:
     asked of their class (Q1's test, here in Python) are kept for the
     summaries only."""
     inventory, free, ids = ctx.inventory, ctx.free, ctx.inventory_ids
-    by_class, classes_of = ctx.by_class, ctx.classes_of
+    classes_of = ctx.classes_of
     filed = set()
     for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used, inv_id in rows:
         key = (rp, rc)
@@ -223,7 +222,6 @@ def _add_inventory(ctx: SearchContext, rows, smallest=None) -> set:
                 ctx.others[key] = (inv_id, capacity, used)
                 continue
         if key not in inventory:
-            by_class.setdefault(rc, []).append(rp)
             classes_of.setdefault(rp, []).append(rc)
         inventory[key] = (capacity, used, min_unit, max_unit, step)
         free[key] = (capacity - used, max_unit)
@@ -334,16 +332,32 @@ def _amount_fits(entry, amount) -> bool:
     return unit_ok(amount, min_unit, max_unit, step) and used + amount <= capacity
 
 
+# Loops rather than all() over a generator: these run once a provider or a
+# tree, and creating the generator costs more than the test.
+
+
 def _traits_ok(traits, required, forbidden) -> bool:
-    return all(not traits.isdisjoint(any_of) for any_of in required) and traits.isdisjoint(
-        forbidden
-    )
+    for any_of in required:
+        if traits.isdisjoint(any_of):
+            return False
+    return traits.isdisjoint(forbidden)
 
 
 def _aggs_ok(aggs, member_of) -> bool:
-    return all(not aggs.isdisjoint(any_of) for any_of in member_of.any_of) and aggs.isdisjoint(
-        member_of.forbidden
-    )
+    for any_of in member_of.any_of:
+        if aggs.isdisjoint(any_of):
+            return False
+    return aggs.isdisjoint(member_of.forbidden)
+
+
+def _filters(group: ResolvedGroup) -> bool:
+    """Whether the spread group has a tree, aggregate or forbidden-trait
+    filter (:meth:`_Trees._usable`); without one every provider of the pool
+    is usable, and the per-provider check is skipped (the nested perfload
+    request asks for none: 7 providers a tree)."""
+    spec = group.spec
+    return bool(group.in_tree_root is not None or spec.member_of.any_of
+                or spec.member_of.forbidden or group.forbidden)
 
 
 def _placement_ok(ctx: SearchContext, group: ResolvedGroup, p: TreeProvider, spans_tree) -> bool:
@@ -390,7 +404,10 @@ class _Trees:
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
         self.usable = {}  # id(group) -> {provider: passes the spread filters}
-        self.wanted = {}  # id(group) -> sorted (class, amount) pairs
+        # Per group, worked out once rather than once a tree: its (class,
+        # amount) pairs by class id, and whether it filters its pool.
+        self.wanted = {id(g): sorted(g.resources.items()) for g in ctx.groups}
+        self.filtered = {id(g): _filters(g) for g in ctx.groups}
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -486,7 +503,7 @@ class _Trees:
         placement and trait checks."""
         ctx = self.ctx
         inventory = ctx.inventory
-        wanted = self._wanted(group)
+        wanted = self.wanted[id(group)]
         member_of = group.spec.member_of
         placed = group.in_tree_root is not None or member_of.any_of or member_of.forbidden
         traits = group.required or group.forbidden
@@ -505,22 +522,6 @@ class _Trees:
                     continue
                 out.append(combiner.Choice((rp,), tuple((rp, rc, a) for rc, a in wanted)))
         return out
-
-    def _wanted(self, group: ResolvedGroup) -> list:
-        """The group's (class, amount) pairs by class id, sorted once."""
-        wanted = self.wanted.get(id(group))
-        if wanted is None:
-            wanted = self.wanted[id(group)] = sorted(group.resources.items())
-        return wanted
-
-    def _filters(self, group: ResolvedGroup) -> bool:
-        """Whether the spread group has a tree, aggregate or forbidden-trait
-        filter (:meth:`_usable`); without one every provider of the pool is
-        usable, and the per-provider check is skipped (the nested perfload
-        request asks for none: 7 providers a tree)."""
-        spec = group.spec
-        return bool(group.in_tree_root is not None or spec.member_of.any_of
-                    or spec.member_of.forbidden or group.forbidden)
 
     def _usable(self, group: ResolvedGroup, rp: int) -> bool:
         """The spread group's tree, aggregate and forbidden-trait filters."""
@@ -543,10 +544,10 @@ class _Trees:
         ctx = self.ctx
         inventory = ctx.inventory
         pool = self.pool(root)
-        filtered = self._filters(group)
+        filtered = self.filtered[id(group)]
         if filtered:
             pool = [rp for rp in pool if self._usable(group, rp)]
-        wanted = self._wanted(group)
+        wanted = self.wanted[id(group)]
         if len(pool) == 1:
             # A tree of one able provider (every flat cloud): one pick or none.
             rp = pool[0]

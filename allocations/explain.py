@@ -448,14 +448,16 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
     no usable set of providers has between them."""
     s = group.spec.suffix
     able = {}  # root -> classes with an able provider for that tree
-    for rc, amount in group.resources.items():
-        for pid in ctx.by_class.get(rc, ()):
-            p = ctx.providers[pid]
-            if engine._amount_fits(ctx.inventory[(pid, rc)], amount) and not (
-                _provider_failures(ctx, group, p, trait_names, spread=True)
-            ):
-                for root in engine._anchors(ctx, pid, p):
-                    able.setdefault(root, set()).add(rc)
+    for (pid, rc), entry in ctx.inventory.items():
+        amount = group.resources.get(rc)
+        if amount is None:
+            continue
+        p = ctx.providers[pid]
+        if engine._amount_fits(entry, amount) and not (
+            _provider_failures(ctx, group, p, trait_names, spread=True)
+        ):
+            for root in engine._anchors(ctx, pid, p):
+                able.setdefault(root, set()).add(rc)
     missing_steps, trait_lost = {}, []
     for root in sorted(set(able) - set(choices), key=lambda r: names[r]):
         lacking = sorted(ctx.class_names[rc] for rc in set(group.resources) - able[root])
