@@ -730,9 +730,8 @@ def _summaries(ctx: SearchContext, found: list) -> list:
     requested = {cid for g in ctx.groups for cid in g.resources}
     # Per provider: (inventory id, class id, capacity, used). Nothing the
     # search read is read again: the providers read whole (Q1b) have the
-    # rest of their inventories in ctx.others, and only for the others do
-    # their other inventories (other classes, or too full to serve) come
-    # from Q7.
+    # rest of their inventories in ctx.others; for any other provider the
+    # rest (other classes, or too full to serve) comes from Q7.
     rows = {pid: [] for pid in ids}
     complete, inventory_ids = ctx.complete, ctx.inventory_ids
     class_names = dict(ctx.class_names)
