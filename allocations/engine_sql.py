@@ -82,6 +82,22 @@ def root_ids(uuids) -> dict:
     )
 
 
+# Q1 and Q1b: inventories with their usage, in the rows the engine files
+# (engine._add_inventory); only which usage is summed and which inventories
+# are kept differ.
+_WITH_USAGE = (
+    "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "
+    "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0), i.id "
+    "FROM inventories i LEFT JOIN ("
+    "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
+    "  FROM allocations WHERE {usage}"
+    "  GROUP BY resource_provider_id, resource_class_id) u"
+    " ON u.resource_provider_id = i.resource_provider_id"
+    " AND u.resource_class_id = i.resource_class_id"
+    " WHERE {where}"
+)
+
+
 def usable_inventories(smallest: dict, providers=None) -> list:
     """Q1: inventories of the requested classes able to serve the smallest
     amount asked of their class, with their current usage. ``smallest``:
@@ -110,34 +126,24 @@ def usable_inventories(smallest: dict, providers=None) -> list:
     classes = sorted(smallest)
     # A scoped search sums the usage of its own providers only, not of the
     # whole cloud's allocations.
-    usage_scope, usage_params = "", []
+    usage, usage_params = f"resource_class_id IN ({placeholders(classes)})", list(classes)
     if providers is not None:
-        clause, usage_params = _in("resource_provider_id", providers)
-        usage_scope = f" AND {clause}"
-    terms, params = [], list(classes) + usage_params
+        clause, more = _in("resource_provider_id", providers)
+        usage += f" AND {clause}"
+        usage_params += more
+    terms, params = [], []
     for cid in classes:
         terms.append(
             "(i.resource_class_id = %s AND i.max_unit >= %s AND "
             f"{capacity_sql('i')} - COALESCE(u.used, 0) >= %s)"
         )
         params += [cid, smallest[cid], smallest[cid]]
-    scope, scope_params = "", []
+    where = f"({' OR '.join(terms)})"
     if providers is not None:
-        clause, scope_params = _in("i.resource_provider_id", providers)
-        scope = f" AND {clause}"
-    return _fetch(
-        "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "
-        "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0), i.id "
-        "FROM inventories i LEFT JOIN ("
-        "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
-        "  FROM allocations"
-        f"  WHERE resource_class_id IN ({placeholders(classes)}){usage_scope}"
-        "  GROUP BY resource_provider_id, resource_class_id) u"
-        " ON u.resource_provider_id = i.resource_provider_id"
-        " AND u.resource_class_id = i.resource_class_id"
-        f" WHERE ({' OR '.join(terms)}){scope}",
-        params + scope_params,
-    )
+        clause, more = _in("i.resource_provider_id", providers)
+        where += f" AND {clause}"
+        params += more
+    return _fetch(_WITH_USAGE.format(usage=usage, where=where), usage_params + params)
 
 
 def provider_inventories(providers) -> list:
@@ -147,31 +153,13 @@ def provider_inventories(providers) -> list:
     search keeps the rows able to serve, the summaries use them all, and Q7
     is not needed for these providers.
 
-    SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved,
-           i.min_unit, i.max_unit, i.step_size, i.allocation_ratio,
-           COALESCE(u.used, 0), i.id
-    FROM inventories i
-    LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used) AS used
-               FROM allocations WHERE resource_provider_id IN (:providers)
-               GROUP BY resource_provider_id, resource_class_id) u
-      ON u.resource_provider_id = i.resource_provider_id
-     AND u.resource_class_id = i.resource_class_id
-    WHERE i.resource_provider_id IN (:providers)
+    Q1's statement, with the usage summed over
+    ``resource_provider_id IN (:providers)`` and kept inventories
+    ``WHERE i.resource_provider_id IN (:providers)``.
     """
-    usage_scope, usage_params = _in("resource_provider_id", providers)
-    scope, scope_params = _in("i.resource_provider_id", providers)
-    return _fetch(
-        "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "
-        "i.min_unit, i.max_unit, i.step_size, i.allocation_ratio, COALESCE(u.used, 0), i.id "
-        "FROM inventories i LEFT JOIN ("
-        "  SELECT resource_provider_id, resource_class_id, SUM(used) AS used"
-        f"  FROM allocations WHERE {usage_scope}"
-        "  GROUP BY resource_provider_id, resource_class_id) u"
-        " ON u.resource_provider_id = i.resource_provider_id"
-        " AND u.resource_class_id = i.resource_class_id"
-        f" WHERE {scope}",
-        usage_params + scope_params,
-    )
+    usage, usage_params = _in("resource_provider_id", providers)
+    where, params = _in("i.resource_provider_id", providers)
+    return _fetch(_WITH_USAGE.format(usage=usage, where=where), usage_params + params)
 
 
 def class_names(ids) -> dict:
