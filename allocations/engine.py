@@ -403,11 +403,12 @@ class _Trees:
             if rp in ctx.providers:
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
-        self.usable = {}  # id(group) -> {provider: passes the spread filters}
         # Per group, worked out once rather than once a tree: its (class,
-        # amount) pairs by class id, and whether it filters its pool.
+        # amount) pairs by class id, whether it filters its pool, and the
+        # providers found to pass those filters so far.
         self.wanted = {id(g): sorted(g.resources.items()) for g in ctx.groups}
         self.filtered = {id(g): _filters(g) for g in ctx.groups}
+        self.usable = {id(g): {} for g in ctx.groups}
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -525,7 +526,7 @@ class _Trees:
 
     def _usable(self, group: ResolvedGroup, rp: int) -> bool:
         """The spread group's tree, aggregate and forbidden-trait filters."""
-        cache = self.usable.setdefault(id(group), {})
+        cache = self.usable[id(group)]
         ok = cache.get(rp)
         if ok is None:
             p = self.ctx.providers[rp]

@@ -203,9 +203,9 @@ def load_nested(base, count, threads):
 # --------------------------------------------------------------------------
 
 
-def psql(pg, sql):
+def psql(pg, sql, database="postgres"):
     env = dict(os.environ, PGOPTIONS="--client-min-messages=warning")
-    subprocess.run(["psql", f"{pg}/postgres", "-qAtc", sql], check=True, timeout=60,
+    subprocess.run(["psql", f"{pg}/{database}", "-qAtc", sql], check=True, timeout=300,
                    stdout=subprocess.DEVNULL, env=env)
 
 
@@ -398,8 +398,7 @@ def run_scenario(name, args):
             # Statistics for both databases alike before any timing: no cloud
             # runs without them, and autovacuum would otherwise gather them at
             # a moment of its own, in the middle of some timings.
-            subprocess.run(["psql", f"{args.pg}/{servers[kind].db}", "-qAtc", "ANALYZE"],
-                           check=True, timeout=300, stdout=subprocess.DEVNULL)
+            psql(args.pg, "ANALYZE", database=servers[kind].db)
         print(f"-- {name}: timing GET /allocation_candidates ...", flush=True)
         for kind, (data, figures) in time_get(bases, queries, args).items():
             figures["allocation_requests"] = len(data["allocation_requests"])
