@@ -33,7 +33,9 @@ class Choice(NamedTuple):
 
     ``providers``: the providers the group maps to (sorted ids; for a
     suffixed group exactly one).  ``allocs``: ``(provider, class, amount)``
-    triples (empty for a resourceless group).  A named tuple rather than a
+    triples (empty for a resourceless group), at most one per (provider,
+    class), each fitting that inventory on its own (the engine offers no
+    other): only what several groups take together is left to check.  A named tuple rather than a
     frozen dataclass: a large answer makes tens of thousands of these, and a
     tuple is several times cheaper to build.
     """
@@ -100,18 +102,13 @@ def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> 
         if not options:
             return
     if count == 1 and not any(problem.same_subtree):
-        # One group, nothing to isolate from or to check across groups: the
-        # walk below reduces to each choice's own capacity check. (Checked
-        # before the walk's set-up: a flat cloud takes this way once a tree.)
-        capacity = problem.capacity
+        # One group, nothing to isolate from or to check across groups: each
+        # choice fits on its own (see Choice), so each is a combination.
+        # (Checked before the walk's set-up: a flat cloud takes this way once
+        # a tree.)
         for choice in choices[0]:
-            for provider, klass, amount in choice.allocs:
-                free, max_unit = capacity[(provider, klass)]
-                if amount > free or amount > max_unit:
-                    break
-            else:
-                _count_placement(problem)
-                yield (choice,)
+            _count_placement(problem)
+            yield (choice,)
         return
     order = sorted(range(count), key=lambda index: len(choices[index]))
     depth_of = {group: depth for depth, group in enumerate(order)}

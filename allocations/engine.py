@@ -355,9 +355,13 @@ def _filters(group: ResolvedGroup) -> bool:
     filter (:meth:`_Trees._usable`); without one every provider of the pool
     is usable, and the per-provider check is skipped (the nested perfload
     request asks for none: 7 providers a tree)."""
-    spec = group.spec
-    return bool(group.in_tree_root is not None or spec.member_of.any_of
-                or spec.member_of.forbidden or group.forbidden)
+    return _placed(group) or bool(group.forbidden)
+
+
+def _placed(group: ResolvedGroup) -> bool:
+    """Whether ``in_tree`` or ``member_of`` apply to the group (:func:`_placement_ok`)."""
+    member_of = group.spec.member_of
+    return bool(group.in_tree_root is not None or member_of.any_of or member_of.forbidden)
 
 
 def _placement_ok(ctx: SearchContext, group: ResolvedGroup, p: TreeProvider, spans_tree) -> bool:
@@ -404,10 +408,12 @@ class _Trees:
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
         # Per group, worked out once rather than once a tree: its (class,
-        # amount) pairs by class id, whether it filters its pool, and the
-        # providers found to pass those filters so far.
+        # amount) pairs by class id, whether it filters its pool, whether
+        # ``in_tree`` or ``member_of`` apply, and the providers found to pass
+        # the filters so far.
         self.wanted = {id(g): sorted(g.resources.items()) for g in ctx.groups}
         self.filtered = {id(g): _filters(g) for g in ctx.groups}
+        self.placed = {id(g): _placed(g) for g in ctx.groups}
         self.usable = {id(g): {} for g in ctx.groups}
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
@@ -462,15 +468,15 @@ class _Trees:
         return all(ids[n] in p.traits for n in request.root_required) and not any(
             ids[n] in p.traits for n in request.root_forbidden)
 
-    def holders(self, root) -> dict:
-        """{class id: the providers of the tree's pool with an inventory of
-        that class, ascending}, worked out once a tree: each group then looks
+    def holders(self, pool) -> dict:
+        """{class id: the providers of ``pool`` with an inventory of that
+        class, ascending}, worked out once a tree: each group then looks
         only at the holders of its classes rather than at the whole pool (a
         nested perfload tree has 7 providers, and a group's class is on one
         to three of them)."""
         classes_of = self.ctx.classes_of
         out = {}
-        for rp in self.pool(root):
+        for rp in pool:
             for rc in classes_of.get(rp, ()):
                 found = out.get(rc)
                 if found is None:
@@ -479,7 +485,11 @@ class _Trees:
                     found.append(rp)
         return out
 
-    def choices(self, group: ResolvedGroup, root, holders: dict) -> list:
+    def choices(self, group: ResolvedGroup, root, pool: list, holders: dict | None) -> list:
+        """The ways ``group`` can be met in tree ``root`` (its ``pool``; the
+        ``holders`` of that pool, needed unless the pool is one provider)."""
+        if len(pool) == 1:
+            return self._alone(group, pool[0])
         if group.spec.use_same_provider:
             return self._single(group, root, holders)
         return self._spread(group, root, holders)
@@ -489,14 +499,38 @@ class _Trees:
         tree cannot serve the request."""
         if not self.root_ok(root):
             return None
-        holders = self.holders(root)
+        pool = self.pool(root)
+        holders = self.holders(pool) if len(pool) > 1 else None
         lists = []
         for group in self.ctx.groups:
-            options = self.choices(group, root, holders)
+            options = self.choices(group, root, pool, holders)
             if not options:
                 return None
             lists.append(options)
         return lists
+
+    def _alone(self, group: ResolvedGroup, rp: int) -> list:
+        """A tree of one provider that no sharing provider reaches (every
+        tree of a flat cloud): the group takes that provider or nothing. A
+        suffixed and the unsuffixed group judge it alike there, as the one
+        provider is the root (whose aggregates are the tree's) and the
+        union of the traits used is its own; the unsuffixed group cannot
+        come without resources (the parser refuses it)."""
+        inventory = self.ctx.inventory
+        wanted = self.wanted[id(group)]
+        for rc, amount in wanted:
+            entry = inventory.get((rp, rc))
+            if entry is None or not _amount_fits(entry, amount):
+                return []
+        p = self.ctx.providers[rp]
+        if self.placed[id(group)] and not _placement_ok(self.ctx, group, p, spans_tree=True):
+            return []
+        if (group.required or group.forbidden) and not _traits_ok(
+                p.traits, group.required, group.forbidden):
+            return []
+        if not group.spec.use_same_provider:
+            self._count_picks(1)
+        return [combiner.Choice((rp,), tuple([(rp, rc, amount) for rc, amount in wanted]))]
 
     def _single(self, group: ResolvedGroup, root, holders: dict) -> list:
         """A suffixed group, met by one provider alone: one of those holding
@@ -505,8 +539,7 @@ class _Trees:
         ctx = self.ctx
         inventory = ctx.inventory
         wanted = self.wanted[id(group)]
-        member_of = group.spec.member_of
-        placed = group.in_tree_root is not None or member_of.any_of or member_of.forbidden
+        placed = self.placed[id(group)]
         traits = group.required or group.forbidden
         out = []
         # A group without resources may use any provider of the tree itself.
@@ -544,22 +577,8 @@ class _Trees:
         in the tree's pool, judged on the union of their traits."""
         ctx = self.ctx
         inventory = ctx.inventory
-        pool = self.pool(root)
         filtered = self.filtered[id(group)]
-        if filtered:
-            pool = [rp for rp in pool if self._usable(group, rp)]
         wanted = self.wanted[id(group)]
-        if len(pool) == 1:
-            # A tree of one able provider (every flat cloud): one pick or none.
-            rp = pool[0]
-            for rc, amount in wanted:
-                entry = inventory.get((rp, rc))
-                if entry is None or not _amount_fits(entry, amount):
-                    return []
-            self._count_picks(1)
-            if group.required and not _traits_ok(ctx.providers[rp].traits, group.required, ()):
-                return []
-            return [combiner.Choice((rp,), tuple((rp, rc, amount) for rc, amount in wanted))]
         options = []
         for rc, amount in wanted:
             able = [rp for rp in holders.get(rc, ())
@@ -587,18 +606,15 @@ class _Trees:
 # reports on every tree rather than stopping at a limit.
 
 
-def _single_provider_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
-    """{root: [Choice]} for a suffixed group, met by one provider alone."""
+def _choices_by_root(ctx: SearchContext, group: ResolvedGroup) -> dict:
+    """{root: [Choice]}: the trees where ``group`` alone can be met, and how."""
     trees = _Trees(ctx)
-    return {root: c for root in trees.roots()
-            if (c := trees._single(group, root, trees.holders(root)))}
-
-
-def _spread_choices(ctx: SearchContext, group: ResolvedGroup) -> dict:
-    """{root: [Choice]} for the unsuffixed group."""
-    trees = _Trees(ctx)
-    return {root: c for root in trees.roots()
-            if (c := trees._spread(group, root, trees.holders(root)))}
+    found = {}
+    for root in trees.roots():
+        pool = trees.pool(root)
+        if choices := trees.choices(group, root, pool, trees.holders(pool)):
+            found[root] = choices
+    return found
 
 
 def _usable_roots(ctx: SearchContext, per_group: list) -> list:

@@ -202,11 +202,7 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
     per_group = []
     groups = []
     for group in ctx.groups:
-        choices = (
-            engine._single_provider_choices(ctx, group)
-            if group.spec.use_same_provider
-            else engine._spread_choices(ctx, group)
-        )
+        choices = engine._choices_by_root(ctx, group)
         per_group.append(choices)
         groups.append(_explain_group(ctx, group, choices, names, trait_names, show))
     steps, left = _request_steps(ctx, per_group, names, show)
