@@ -113,11 +113,13 @@ class SearchContext:
     # a combination against, kept beside ``inventory`` as it loads.
     free: dict = field(default_factory=dict)
     classes_of: dict = field(default_factory=dict)  # provider id -> [class ids]
-    # Providers whose every inventory was read (Q1b), and of those the
-    # inventories that cannot serve: (provider, class) -> (inventory id,
-    # capacity, used). The summaries need them; the search does not.
+    # Providers whose every inventory was read (Q1b), and those rows in the
+    # shape a summary takes them: provider -> [(inventory id, class,
+    # capacity, used)], usable or not; and the classes among them that no
+    # group asks for, whose names the summaries look up.
     complete: set = field(default_factory=set)
-    others: dict = field(default_factory=dict)
+    read: dict = field(default_factory=dict)
+    unnamed: set = field(default_factory=set)
     sharing: set = field(default_factory=set)  # sharing provider ids
     reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
     providers: dict = field(default_factory=dict)  # id -> TreeProvider
@@ -207,19 +209,26 @@ def _smallest_amounts(ctx: SearchContext) -> dict:
 def _add_inventory(ctx: SearchContext, rows, smallest=None) -> set:
     """File inventory rows (Q1's shape) for the search; returns the
     providers that got one. With ``smallest``, the rows are every inventory
-    of their providers (Q1b): those that cannot give the smallest amount
-    asked of their class (Q1's test, here in Python) are kept for the
-    summaries only."""
+    of their providers (Q1b): all are kept for the summaries
+    (``ctx.read``), and only those that can give the smallest amount asked
+    of their class (Q1's test, here in Python) for the search."""
     inventory, free, ids = ctx.inventory, ctx.free, ctx.inventory_ids
-    classes_of = ctx.classes_of
+    classes_of, read = ctx.classes_of, ctx.read
     filed = set()
     for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used, inv_id in rows:
         key = (rp, rc)
         capacity, used = capacity_of(total, reserved, ratio), int(used)
         if smallest is not None:
+            entries = read.get(rp)
+            if entries is None:
+                read[rp] = [(inv_id, rc, capacity, used)]
+            else:
+                entries.append((inv_id, rc, capacity, used))
             amount = smallest.get(rc)
-            if amount is None or max_unit < amount or capacity - used < amount:
-                ctx.others[key] = (inv_id, capacity, used)
+            if amount is None:
+                ctx.unnamed.add(rc)
+                continue
+            if max_unit < amount or capacity - used < amount:
                 continue
         if key not in inventory:
             classes_of.setdefault(rp, []).append(rc)
@@ -704,6 +713,21 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
 
 def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
     providers, class_names = ctx.providers, ctx.class_names
+    if len(combination) == 1:
+        # One group (every candidate of a flat cloud): its allocs hold each
+        # (provider, class) once, in class order, so there is nothing to add
+        # up or sort.
+        (choice,) = combination
+        allocations = {}
+        for rp, rc, amount in choice.allocs:
+            uuid = providers[rp].uuid
+            per = allocations.get(uuid)
+            if per is None:
+                allocations[uuid] = {class_names[rc]: amount}
+            else:
+                per[class_names[rc]] = amount
+        return AllocationRequest(
+            allocations, {ctx.groups[0].spec.suffix: _mapped(providers, choice.providers)})
     merged, mappings = {}, {}
     for group, choice in zip(ctx.groups, combination):
         for rp, rc, amount in choice.allocs:
@@ -712,10 +736,7 @@ def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
                 merged[rp] = {rc: amount}
             else:
                 per[rc] = per.get(rc, 0) + amount
-        chosen = choice.providers
-        mappings[group.spec.suffix] = (
-            [providers[chosen[0]].uuid] if len(chosen) == 1  # every suffixed group
-            else sorted(providers[p].uuid for p in chosen))
+        mappings[group.spec.suffix] = _mapped(providers, choice.providers)
     # Loops, not a comprehension in a comprehension (a function call per
     # provider); most providers give one class, which needs no sorting.
     allocations = {}
@@ -727,6 +748,13 @@ def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
             allocations[providers[rp].uuid] = {
                 class_names[rc]: amount for rc, amount in sorted(res.items())}
     return AllocationRequest(allocations, mappings)
+
+
+def _mapped(providers: dict, chosen: tuple) -> list:
+    """The uuids of the providers a group uses, as its mapping lists them."""
+    if len(chosen) == 1:  # every suffixed group
+        return [providers[chosen[0]].uuid]
+    return sorted(providers[p].uuid for p in chosen)
 
 
 def _summaries(ctx: SearchContext, found: list) -> list:
@@ -745,31 +773,25 @@ def _summaries(ctx: SearchContext, found: list) -> list:
         return []
     all_classes = version >= (1, 27)
     requested = {cid for g in ctx.groups for cid in g.resources}
-    # Per provider: (inventory id, class id, capacity, used). Nothing the
-    # search read is read again: the providers read whole (Q1b) have the
-    # rest of their inventories in ctx.others; for any other provider the
-    # rest (other classes, or too full to serve) comes from Q7.
-    rows = {pid: [] for pid in ids}
-    complete, inventory_ids = ctx.complete, ctx.inventory_ids
+    # Per provider: [(inventory id, class id, capacity, used)]. Nothing the
+    # search read is read again: the providers read whole (Q1b) have their
+    # rows in ctx.read; for any other, those Q1 filed for the search are in
+    # ctx.inventory and the rest (other classes, or too full to serve) come
+    # from Q7.
+    complete, read = ctx.complete, ctx.read
     class_names = dict(ctx.class_names)
-    known = []  # what Q7 leaves out: a shorter statement to plan
-    for key, loaded in ctx.inventory.items():
-        entry = rows.get(key[0])
-        if entry is not None:
-            entry.append((inventory_ids[key], key[1], loaded[0], loaded[1]))
-            if key[0] not in complete:
-                known.append(inventory_ids[key])
-    unnamed = set()
-    for (pid, rc), (inv_id, capacity, used_now) in ctx.others.items():
-        entry = rows.get(pid)
-        if entry is not None and (all_classes or rc in requested):
-            entry.append((inv_id, rc, capacity, used_now))
-            if rc not in class_names:
-                unnamed.add(rc)
-    if unnamed:
-        class_names.update(sql.class_names(unnamed))
+    if ctx.unnamed and all_classes:
+        class_names.update(sql.class_names(ctx.unnamed))
     unread = [pid for pid in ids if pid not in complete]
+    rows = {pid: [] for pid in unread}
     if unread:
+        inventory_ids = ctx.inventory_ids
+        known = []  # what Q7 leaves out: a shorter statement to plan
+        for key, loaded in ctx.inventory.items():
+            entry = rows.get(key[0])
+            if entry is not None:
+                entry.append((inventory_ids[key], key[1], loaded[0], loaded[1]))
+                known.append(inventory_ids[key])
         for inv_id, pid, name, rc, total, reserved, ratio, used_now in sql.summary_inventories(
                 unread, sorted(known)):
             if all_classes or rc in requested:
@@ -784,7 +806,12 @@ def _summaries(ctx: SearchContext, found: list) -> list:
     # Plain loops: a comprehension is a function call, and a nested answer
     # has 7,000 summaries of one or two classes each.
     for pid in ids:
-        entries = rows[pid]
+        if pid in complete:
+            entries = read.get(pid, [])
+            if not all_classes:
+                entries = [e for e in entries if e[1] in requested]
+        else:
+            entries = rows[pid]
         if len(entries) > 1:
             entries.sort()  # in inventory order, as upstream lists them
         # In the shape the answer shows, so the renderer need not copy them.
