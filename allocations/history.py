@@ -16,6 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from allocations import write_sql
 from allocations.models import Allocation, AllocationChange
 from placement_site import request_scope
 
@@ -43,23 +44,19 @@ def record(before, after, generations):
         return
     before = before or {}
     caller = request_scope.current()
-    now = timezone.now()
     changes = []
     for key in sorted(set(before) | set(after)):
         old, new = before.get(key, 0), after.get(key, 0)
         if old == new:
             continue
         consumer_uuid, provider_uuid, resource_class = key
-        changes.append(AllocationChange(
-            consumer_uuid=consumer_uuid, provider_uuid=provider_uuid,
-            resource_class=resource_class, amount_before=old, amount_after=new,
-            consumer_generation=generations.get(consumer_uuid),
-            request_id=caller.request_id, global_request_id=caller.global_request_id,
-            user_id=caller.user_id, project_id=caller.project_id,
-            microversion=caller.microversion, source=caller.source, created_at=now,
+        # In write_sql.CHANGE_COLUMNS order.
+        changes.append((
+            consumer_uuid, provider_uuid, resource_class, old, new,
+            generations.get(consumer_uuid), caller.request_id, caller.global_request_id,
+            caller.user_id, caller.project_id, caller.microversion, caller.source,
         ))
-    if changes:
-        AllocationChange.objects.bulk_create(changes)
+    write_sql.insert_changes(changes)
 
 
 def changes_for(*, consumer=None, provider=None, since=None):

@@ -52,6 +52,7 @@ import random
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -65,8 +66,7 @@ from placement_site import errors
 from placement_site.querystring import Flavor as FlavorSpec
 from placement_site.querystring import parse_flavors
 from placement_site.uuids import normalize_uuid
-from providers.locking import lock_providers
-from providers.models import ResourceProvider, unit_ok
+from providers.models import unit_ok
 from resource_classes.models import ResourceClass
 
 LOG = logging.getLogger(__name__)
@@ -323,6 +323,15 @@ def _update_consumer_attributes(req, consumer, projects, users, types) -> list[s
     return changed
 
 
+class NewAllocation(NamedTuple):
+    """One allocation row a write is about to insert (write_sql.insert_allocations)."""
+
+    consumer_id: int
+    resource_provider_id: int
+    resource_class_id: int
+    used: int
+
+
 def _check_capacity(new_rows, locked_providers, class_names):
     """Inventory, constraints and capacity of the allocations about to be written.
 
@@ -336,25 +345,25 @@ def _check_capacity(new_rows, locked_providers, class_names):
     requested = defaultdict(int)
     for row in new_rows:
         key = (row.resource_provider_id, row.resource_class_id)
-        provider = locked_providers[row.resource_provider_id]
+        provider_uuid = locked_providers[row.resource_provider_id]
         class_name = class_names[row.resource_class_id]
         inv = drawable.get(key)
         if inv is None:
             raise errors.Conflict(
                 f"Unable to allocate inventory: Inventory for '{class_name}' on resource "
-                f"provider '{provider.uuid}' invalid."
+                f"provider '{provider_uuid}' invalid."
             )
         if not unit_ok(row.used, inv.min_unit, inv.max_unit, inv.step_size):
             raise errors.Conflict(
                 f"Unable to allocate inventory: Unable to create allocation for "
-                f"'{class_name}' on resource provider '{provider.uuid}'. The requested "
+                f"'{class_name}' on resource provider '{provider_uuid}'. The requested "
                 "amount would violate inventory constraints."
             )
         requested[key] += row.used
         if inv.used + requested[key] > inv.capacity:
             raise errors.Conflict(
                 f"Unable to allocate inventory: Unable to create allocation for "
-                f"'{class_name}' on resource provider '{provider.uuid}'. The requested "
+                f"'{class_name}' on resource provider '{provider_uuid}'. The requested "
                 "amount would exceed the capacity."
             )
 
@@ -390,7 +399,8 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     projects, users, types = _ensure_references(requests, found)
 
     target_ids = set(found.providers.values())
-    locked_providers = lock_providers(target_ids | found.held | set(extra_provider_ids))
+    # {id: uuid}: the lock is all the write needs of a provider row.
+    locked_providers = write_sql.lock_providers(target_ids | found.held | set(extra_provider_ids))
     for provider_uuid in (p for req in requests for p in req.allocations):
         if found.providers[_canonical(provider_uuid)] not in locked_providers:
             # Deleted since the lookup: as if it had never been there.
@@ -422,20 +432,13 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
             rp_id = found.providers[_canonical(provider_uuid)]
             for class_name, used in resources.items():
                 key = (consumer.pk, rp_id, found.classes[class_name])
-                rows_by_key[key] = Allocation(
-                    consumer_id=key[0], resource_provider_id=key[1], resource_class_id=key[2],
-                    used=used,
-                )
+                rows_by_key[key] = NewAllocation(*key, used)
     new_rows = list(rows_by_key.values())
     _check_capacity(new_rows, locked_providers, class_names)
-    Allocation.objects.bulk_create(new_rows)
+    write_sql.insert_allocations(new_rows)
 
     # One bump per provider that received allocations, one per consumer.
-    receiving = sorted({row.resource_provider_id for row in new_rows})
-    if receiving:
-        ResourceProvider.objects.filter(pk__in=receiving).update(generation=F("generation") + 1)
-        for pk in receiving:
-            locked_providers[pk].generation += 1
+    write_sql.bump_generations({row.resource_provider_id for row in new_rows})
 
     emptied, bumped = [], []
     for req in requests:
@@ -467,7 +470,7 @@ def _record_history(before, new_rows, consumers, locked_providers, class_names):
         return
     by_id = {consumer.pk: consumer for consumer, _ in consumers.values()}
     after = {
-        (by_id[row.consumer_id].uuid, locked_providers[row.resource_provider_id].uuid,
+        (by_id[row.consumer_id].uuid, locked_providers[row.resource_provider_id],
          class_names[row.resource_class_id]): row.used
         for row in new_rows
     }
@@ -521,7 +524,7 @@ def allocations_delete(*, consumer_uuid: str) -> None:
         provider_ids = provider_ids_of([consumer.pk]) if consumer else set()
         if not provider_ids:
             raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
-        locked = lock_providers(provider_ids)
+        locked = write_sql.lock_providers(provider_ids)
         consumer = Consumer.objects.select_for_update().filter(uuid=consumer_uuid).first()
         if consumer is None:
             raise _LostRace("consumer vanished")

@@ -1,8 +1,11 @@
-"""The allocation write's two reads, with their SQL written out.
+"""The allocation write's hot statements, with their SQL written out.
 
 A claim (``PUT /allocations/{new consumer}``, which Nova sends on every
 boot) costs mostly round trips to the database and the ORM's building of
-each statement. Two statements here replace eight of the ORM's:
+each statement (about a third of a millisecond each for the provider lock,
+the allocation insert, the generation bump and the history insert, as
+much as the statement itself on loopback). Two reads here replace eight
+of the ORM's, and four writes take no ORM building:
 
 - :func:`lookup`: every name the write refers to (provider uuids, resource
   class names, project and user ids, consumer types, the consumers and the
@@ -12,6 +15,11 @@ each statement. Two statements here replace eight of the ORM's:
 - :func:`inventories_with_usage`: the inventories the write draws on, each
   with what is allocated against it now, for the capacity check under the
   provider locks.
+- :func:`lock_providers`, :func:`insert_allocations`,
+  :func:`bump_generations`, :func:`insert_changes`: the write's provider
+  lock (as ``providers.locking`` takes it: by id, in id order, but
+  returning only the uuids the write needs rather than model instances)
+  and its plain inserts and update.
 
 Values are compared as the database compares them: under MySQL's
 case-insensitive collations a project id may come back spelled differently
@@ -21,6 +29,7 @@ from the request, so the caller treats a name missing from the answer as
 from dataclasses import dataclass, field
 
 from django.db import connection
+from django.utils import timezone
 
 from allocations.engine_sql import placeholders
 from providers.models import capacity_of
@@ -133,3 +142,83 @@ def inventories_with_usage(provider_ids, class_ids) -> dict:
         for rp, rc, min_unit, max_unit, step_size, total, reserved, allocation_ratio, used
         in rows
     }
+
+
+def lock_providers(provider_ids) -> dict:
+    """Lock the providers (by id, in id order: the lock order of every
+    writer) and return ``{id: uuid}`` of those that exist.
+
+    SELECT id, uuid FROM resource_providers WHERE id IN (:ids) ORDER BY id FOR UPDATE
+    """
+    ids = sorted(set(provider_ids))
+    if not ids:
+        return {}
+    # SQLite has no row locks: its writers queue on the database lock.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id, uuid FROM resource_providers WHERE id IN "
+                       f"({placeholders(ids)}) ORDER BY id{lock}", ids)
+        return dict(cursor.fetchall())
+
+
+def _now():
+    """The current time as this database's driver takes a datetime column."""
+    return connection.ops.adapt_datetimefield_value(timezone.now())
+
+
+def _insert(table: str, columns, rows) -> None:
+    """One multi-row INSERT of ``rows`` (tuples in ``columns`` order), in
+    batches as small as the backend needs (SQLite caps the parameters of a
+    statement)."""
+    if not rows:
+        return
+    one = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    size = max(1, connection.ops.bulk_batch_size(columns, rows))
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), size):
+            batch = rows[start:start + size]
+            cursor.execute(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([one] * len(batch))}",
+                [value for row in batch for value in row])
+
+
+def insert_allocations(rows) -> None:
+    """Insert allocation rows: (consumer id, provider id, class id, used).
+
+    INSERT INTO allocations (consumer_id, resource_provider_id,
+        resource_class_id, used, created_at, updated_at) VALUES (...), ...
+    """
+    now = _now()
+    _insert("allocations", ("consumer_id", "resource_provider_id", "resource_class_id", "used",
+                            "created_at", "updated_at"),
+            [(*row, now, now) for row in rows])
+
+
+def bump_generations(provider_ids) -> None:
+    """Add one to the generation of each provider (locked by the caller).
+
+    UPDATE resource_providers SET generation = generation + 1 WHERE id IN (:ids)
+    """
+    ids = sorted(set(provider_ids))
+    if not ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE resource_providers SET generation = generation + 1 "
+                       f"WHERE id IN ({placeholders(ids)})", ids)
+
+
+# allocations.models.AllocationChange's columns, in the order of insert_changes' rows.
+CHANGE_COLUMNS = (
+    "consumer_uuid", "provider_uuid", "resource_class", "amount_before", "amount_after",
+    "consumer_generation", "request_id", "global_request_id", "user_id", "project_id",
+    "microversion", "source",
+)
+
+
+def insert_changes(rows) -> None:
+    """Insert history rows (values of CHANGE_COLUMNS), all created now.
+
+    INSERT INTO allocation_changes (<CHANGE_COLUMNS>, created_at) VALUES (...), ...
+    """
+    now = _now()
+    _insert("allocation_changes", (*CHANGE_COLUMNS, "created_at"), [(*row, now) for row in rows])
