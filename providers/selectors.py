@@ -267,35 +267,43 @@ def provider_rows(qs):
     return list(qs.order_by("id").values(*PROVIDER_COLUMNS))
 
 
-# Columns of the API list (provider_list_tuples), in tuple order.
-PROVIDER_LIST_COLUMNS = ("uuid", "name", "generation", "parent__uuid", "root__uuid")
+# Columns of the API list's rows (provider_list_rows), in tuple order.
+PROVIDER_LIST_COLUMNS = ("id", "uuid", "name", "generation", "parent_id", "root_id")
 
 
-def provider_list_tuples(qs=None):
-    """The API list's rows of a provider queryset (None: every provider),
-    by id, as tuples of PROVIDER_LIST_COLUMNS: no dicts or timestamps to build.
+def provider_list_rows(qs=None):
+    """The API list of a provider queryset (None: every provider), by id:
+    ``(rows, uuid_of)``, the rows tuples of PROVIDER_LIST_COLUMNS (no dicts
+    or timestamps to build) and ``uuid_of`` the uuid of every provider
+    they are or name as parent or root, by id.
 
     The parent and root uuids are found among the rows themselves when they
     are all there (the whole list, a tree): one read without the two
     self-joins, which cost PostgreSQL more than the read itself (2.3 ms
     against 0.6 for 1,000 providers). A filtered list whose parents or roots
     lie outside it is read again with the joins, so both reads see one
-    snapshot each and never mix."""
+    snapshot each and never mix. The renderer looks the uuids up itself,
+    so no second list of rows is built."""
     if qs is None:
         qs = ResourceProvider.objects.all()
-    rows = list(qs.order_by("id").values_list("id", "uuid", "name", "generation",
-                                              "parent_id", "root_id"))
-    uuids = {pk: uuid for pk, uuid, *_ in rows}
+    rows = list(qs.order_by("id").values_list(*PROVIDER_LIST_COLUMNS))
+    uuid_of = {pk: uuid for pk, uuid, *_ in rows}
     referenced = {parent for *_, parent, _ in rows}
     referenced.discard(None)  # a root has no parent; a None root still sends
     # the list to the joined read below, which shows it as null
     referenced.update(root for *_, root in rows)
-    if not referenced <= uuids.keys():
-        return list(qs.order_by("id").values_list(*PROVIDER_LIST_COLUMNS))
-    return [
-        (uuid, name, generation, None if parent is None else uuids[parent], uuids[root])
-        for _, uuid, name, generation, parent, root in rows
-    ]
+    if referenced <= uuid_of.keys():
+        return rows, uuid_of
+    joined = list(qs.order_by("id").values_list(*PROVIDER_LIST_COLUMNS, "parent__uuid",
+                                                "root__uuid"))
+    rows = [row[:6] for row in joined]
+    uuid_of = {pk: uuid for pk, uuid, *_ in rows}
+    for *_, parent, root, parent_uuid, root_uuid in joined:
+        if parent is not None:
+            uuid_of[parent] = parent_uuid
+        if root is not None:
+            uuid_of[root] = root_uuid
+    return rows, uuid_of
 
 
 __all__ = [
@@ -304,7 +312,7 @@ __all__ = [
     "provider_aggregate_uuids",
     "provider_get",
     "provider_row",
-    "provider_list_tuples",
+    "provider_list_rows",
     "provider_rows",
     "provider_trait_names",
     "providers_filter",

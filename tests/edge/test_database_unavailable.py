@@ -20,7 +20,7 @@ def _raise_wrapped(driver_error, django_class=django.db.OperationalError):
 @pytest.mark.django_db
 @pytest.mark.parametrize("code", [2003, 2013, 1047])
 def test_unreachable_database_is_a_503(api, monkeypatch, code):
-    monkeypatch.setattr(selectors, "provider_list_tuples",
+    monkeypatch.setattr(selectors, "provider_list_rows",
                         _raise_wrapped(pymysql.err.OperationalError(code, "gone")))
     response = api.get("/resource_providers", mv="1.23")
     assert response.status_code == 503
@@ -32,14 +32,14 @@ def test_unreachable_database_is_a_503(api, monkeypatch, code):
 
 @pytest.mark.django_db
 def test_closed_connection_is_a_503(api, monkeypatch):
-    monkeypatch.setattr(selectors, "provider_list_tuples", _raise_wrapped(
+    monkeypatch.setattr(selectors, "provider_list_rows", _raise_wrapped(
         pymysql.err.InterfaceError(0, ""), django.db.InterfaceError))
     assert api.get("/resource_providers").status_code == 503
 
 
 @pytest.mark.django_db
 def test_certification_conflict_outside_a_retry_loop_is_a_409(api, monkeypatch):
-    monkeypatch.setattr(selectors, "provider_list_tuples", _raise_wrapped(
+    monkeypatch.setattr(selectors, "provider_list_rows", _raise_wrapped(
         pymysql.err.OperationalError(1213, "WSREP detected deadlock/conflict")))
     response = api.get("/resource_providers", mv="1.23")
     assert response.status_code == 409
@@ -48,6 +48,6 @@ def test_certification_conflict_outside_a_retry_loop_is_a_409(api, monkeypatch):
 
 @pytest.mark.django_db
 def test_other_database_errors_stay_500(api, monkeypatch):
-    monkeypatch.setattr(selectors, "provider_list_tuples", _raise_wrapped(
+    monkeypatch.setattr(selectors, "provider_list_rows", _raise_wrapped(
         pymysql.err.ProgrammingError(1064, "syntax"), django.db.ProgrammingError))
     assert api.get("/resource_providers").status_code == 500

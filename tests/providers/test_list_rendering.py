@@ -40,20 +40,20 @@ def providers():
 @pytest.mark.parametrize("mv", ["1.0", "1.1", "1.6", "1.11", "1.14", "1.39"])
 def test_text_is_json_dumps_of_the_dicts(providers, mv):
     version = Version.parse(mv)
-    rows = selectors.provider_list_tuples(ResourceProvider.objects.all())
-    assert views._provider_list_json(rows, version) == _reference(version)
+    listed = selectors.provider_list_rows(ResourceProvider.objects.all())
+    assert views._provider_list_json(listed, version) == _reference(version)
 
 
 def test_script_prefix_needing_escapes(providers):
     version = Version.parse("1.39")
     with mock.patch.object(views, "get_script_prefix", return_value='/pl"ace\u00e9/'):
-        rows = selectors.provider_list_tuples(ResourceProvider.objects.all())
-        assert views._provider_list_json(rows, version) == _reference(version)
+        listed = selectors.provider_list_rows(ResourceProvider.objects.all())
+        assert views._provider_list_json(listed, version) == _reference(version)
 
 
 def test_empty_list():
-    rows = selectors.provider_list_tuples(ResourceProvider.objects.all())
-    assert views._provider_list_json(rows, Version.parse("1.39")) == '{"resource_providers": []}'
+    listed = selectors.provider_list_rows(ResourceProvider.objects.all())
+    assert views._provider_list_json(listed, Version.parse("1.39")) == '{"resource_providers": []}'
 
 
 @pytest.mark.parametrize("mv", ["1.0", "1.14", "1.39"])
