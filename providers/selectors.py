@@ -284,10 +284,15 @@ def provider_list_rows(qs=None):
     lie outside it is read again with the joins, so both reads see one
     snapshot each and never mix. The renderer looks the uuids up itself,
     so no second list of rows is built."""
-    if qs is None:
+    whole = qs is None
+    if whole:
         qs = ResourceProvider.objects.all()
     rows = list(qs.order_by("id").values_list(*PROVIDER_LIST_COLUMNS))
     uuid_of = {pk: uuid for pk, uuid, *_ in rows}
+    if whole:
+        # Every provider a row names is a row itself: the foreign keys hold
+        # in the one snapshot the read sees.
+        return rows, uuid_of
     referenced = {parent for *_, parent, _ in rows}
     referenced.discard(None)  # a root has no parent; a None root still sends
     # the list to the joined read below, which shows it as null

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from providers.models import ResourceProvider
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
 
 pytestmark = pytest.mark.django_db
@@ -58,5 +59,16 @@ def test_in_tree_list_needs_no_second_read(api, tree):
     root, numa, pf, lone = tree
     got, statements = _listed(api, f"?in_tree={pf.uuid}")
     assert set(got) == {"cn1", "cn1-numa0", "cn1-numa0-pf"}
+    assert got["cn1-numa0-pf"] == (numa.uuid, root.uuid)
+    assert statements == 1
+
+
+def test_whole_list_shows_a_missing_root_as_null_in_one_statement(api, tree):
+    """A row without a root id (as an old database may hold) is shown with a
+    null root, and the whole list still needs no second read."""
+    root, numa, pf, lone = tree
+    ResourceProvider.objects.filter(pk=lone.pk).update(root=None)
+    got, statements = _listed(api)
+    assert got["cn2"] == (None, None)
     assert got["cn1-numa0-pf"] == (numa.uuid, root.uuid)
     assert statements == 1
