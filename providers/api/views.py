@@ -8,7 +8,6 @@ from django.http import HttpResponse
 from django.urls import get_script_prefix
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from placement_site import errors
 from placement_site.api import (
     PlacementView,
     empty_response,
