@@ -35,9 +35,10 @@ class Choice(NamedTuple):
     suffixed group exactly one).  ``allocs``: ``(provider, class, amount)``
     triples (empty for a resourceless group), at most one per (provider,
     class), each fitting that inventory on its own (the engine offers no
-    other): only what several groups take together is left to check.  A named tuple rather than a
-    frozen dataclass: a large answer makes tens of thousands of these, and a
-    tuple is several times cheaper to build.
+    other): only what several groups take together is left to check.
+
+    A named tuple rather than a frozen dataclass: a large answer makes tens
+    of thousands of these, and a tuple is several times cheaper to build.
     """
 
     providers: tuple

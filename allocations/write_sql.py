@@ -173,13 +173,13 @@ def _insert(table: str, columns, rows) -> None:
     if not rows:
         return
     one = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
     size = max(1, connection.ops.bulk_batch_size(columns, rows))
     with connection.cursor() as cursor:
         for start in range(0, len(rows), size):
             batch = rows[start:start + size]
-            cursor.execute(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([one] * len(batch))}",
-                [value for row in batch for value in row])
+            cursor.execute(head + ", ".join([one] * len(batch)),
+                           [value for row in batch for value in row])
 
 
 def insert_allocations(rows) -> None:
