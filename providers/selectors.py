@@ -297,10 +297,11 @@ def provider_list_rows(qs=None):
         # Every provider a row names is a row itself: the foreign keys hold
         # in the one snapshot the read sees.
         return rows, uuid_of
+    # A root has no parent, and a row without a root (as an old database
+    # may hold) shows it as null: neither needs a uuid.
     referenced = {parent for *_, parent, _ in rows}
-    referenced.discard(None)  # a root has no parent; a None root still sends
-    # the list to the joined read below, which shows it as null
     referenced.update(root for *_, root in rows)
+    referenced.discard(None)
     if referenced <= uuid_of.keys():
         return rows, uuid_of
     joined = sorted(qs.values_list(*PROVIDER_LIST_COLUMNS, "parent__uuid", "root__uuid"))

@@ -72,3 +72,11 @@ def test_whole_list_shows_a_missing_root_as_null_in_one_statement(api, tree):
     assert got["cn2"] == (None, None)
     assert got["cn1-numa0-pf"] == (numa.uuid, root.uuid)
     assert statements == 1
+
+
+def test_filtered_list_shows_a_missing_root_as_null_in_one_statement(api, tree):
+    root, numa, pf, lone = tree
+    ResourceProvider.objects.filter(pk=lone.pk).update(root=None)
+    got, statements = _listed(api, "?name=cn2")
+    assert got == {"cn2": (None, None)}
+    assert statements == 1
