@@ -3,6 +3,7 @@ from datetime import datetime, timezone
 
 from placement_site import errors
 from providers.models import Inventory, ResourceProvider
+from resource_classes.services import storable
 
 
 def inventory_list(*, provider: ResourceProvider) -> tuple[list[Inventory], datetime]:
@@ -21,7 +22,7 @@ def inventory_get(*, provider: ResourceProvider, resource_class: str) -> Invento
         Inventory.objects.filter(resource_provider=provider, resource_class__name=resource_class)
         .select_related("resource_class")
         .first()
-    )
+    ) if storable(resource_class) else None
     if inv is None:
         raise errors.NotFound(f"No inventory of class {resource_class} for {provider.uuid}")
     return inv

@@ -20,6 +20,7 @@ from placement_site import errors
 from providers.locking import bump_provider_generation, check_provider_generation, lock_provider_by_uuid
 from providers.models import Inventory, ResourceProvider
 from resource_classes.models import ResourceClass
+from resource_classes.services import storable
 
 LOG = logging.getLogger(__name__)
 
@@ -311,7 +312,7 @@ def inventory_update(
             )
             .select_related("resource_class")
             .first()
-        )
+        ) if storable(resource_class) else None
         if inv is None:
             raise errors.BadRequest(
                 f"Unable to update inventory for resource provider {provider.uuid}: "
@@ -340,7 +341,7 @@ def inventory_delete(*, provider_uuid: str, resource_class: str) -> ResourceProv
                 resource_provider=provider, resource_class__name=resource_class
             )
             .first()
-        )
+        ) if storable(resource_class) else None
         if inv is None:
             raise errors.NotFound(
                 f"No inventory of class {resource_class} found for delete: "

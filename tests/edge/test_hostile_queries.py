@@ -72,3 +72,17 @@ def test_an_amount_past_a_machine_integer_finds_nothing(api, path):
     assert response.status_code == 200, response.content
     body = response.json()
     assert body.get("allocation_requests", []) == [] and body.get("resource_providers", []) == []
+
+
+@pytest.mark.parametrize("method,status", [("GET", 404), ("PUT", 400), ("DELETE", 404)])
+def test_nul_in_the_class_of_an_inventory_route_is_a_4xx(api, method, status):
+    # PostgreSQL text cannot hold a NUL: the class is looked up only when it
+    # could exist, so the answer is the one for any class without inventory.
+    rp = ResourceProviderFactory()
+    InventoryFactory(resource_provider=rp)
+    body = {"resource_provider_generation": rp.generation, "total": 1}
+    response = api.request(method, f"/resource_providers/{rp.uuid}/inventories/VC%00PU",
+                           mv="1.39", json=body if method == "PUT" else None)
+    assert response.status_code == status
+    assert "VC\x00PU" in _error(response)["detail"]
+    assert api.get(f"/resource_providers/{rp.uuid}/inventories/VCPU").status_code == 200
