@@ -4,6 +4,7 @@ write is the flavors headroom counts (the Flavors page), through
 import csv
 import itertools
 import time
+from functools import wraps
 from pathlib import Path
 
 from django.conf import settings
@@ -31,7 +32,38 @@ from providers.models import ProviderAggregate, ResourceProvider
 PAGE_SIZE = 50
 ASSETS = Path(__file__).resolve().parent / "static" / "console"
 
-staff_required = user_passes_test(lambda u: u.is_active and u.is_staff, login_url="console:login")
+_staff_only = user_passes_test(lambda u: u.is_active and u.is_staff, login_url="console:login")
+
+
+def _nul_problem(request, kwargs) -> str | None:
+    """What a page refuses before it reads anything: a NUL character in its
+    path or in a query or form value (no name, uuid, trait or class holds
+    one, and PostgreSQL cannot even be asked about it)."""
+    for name, value in kwargs.items():
+        if "\x00" in str(value):
+            return f"The {name} in the address holds a NUL character, which nothing can be named."
+    for source in (request.GET, request.POST):
+        for key, values in source.lists():
+            if "\x00" in key or any("\x00" in value for value in values):
+                shown = key.replace("\x00", "\\x00")
+                return f"The field {shown!r} holds a NUL character, which nothing can be named."
+    return None
+
+
+def bad_request(request, problem):
+    """The console's 400: the message on a page that keeps the navigation."""
+    return render(request, "console/bad_request.html", {"problem": problem}, status=400)
+
+
+def staff_required(view):
+    """Staff only; then any NUL character is refused with a 400 page."""
+    @wraps(view)
+    def checked(request, *args, **kwargs):
+        problem = _nul_problem(request, kwargs)
+        if problem:
+            return bad_request(request, problem)
+        return view(request, *args, **kwargs)
+    return _staff_only(checked)
 
 
 class LoginView(auth_views.LoginView):
@@ -320,6 +352,11 @@ def why_no_candidates(request):
     return render(request, "console/why.html", context)
 
 
+# Ten years: more than any retention keeps, and far from the dates Python
+# can reach (a million days was an OverflowError).
+USAGE_MAX_DAYS = 3650
+
+
 @staff_required
 def usage(request):
     """Capacity and usage over time from the snapshots (charts drawn server-side)."""
@@ -327,10 +364,11 @@ def usage(request):
     problem = None
     try:
         days = int(request.GET.get("days") or 7)
-        if days < 1:
+        if not 1 <= days <= USAGE_MAX_DAYS:
             raise ValueError
     except ValueError:
-        problem, days = "Days must be a whole number of at least 1.", 7
+        problem = f"Days must be a whole number from 1 to at most {USAGE_MAX_DAYS}."
+        days = 7
     since = timezone.now() - timezone.timedelta(days=days)
     series = snapshots.series(aggregate_uuid=aggregate, since=since)
     aggregates = UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
@@ -338,5 +376,5 @@ def usage(request):
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
         "aggregates": list(aggregates), "aggregate": aggregate, "days": days,
-        "problem": problem,
-    })
+        "problem": problem, "max_days": USAGE_MAX_DAYS,
+    }, status=400 if problem else 200)
