@@ -77,7 +77,10 @@ urlpatterns = [
         SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
         name="openapi-schema",
     ),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),
+    # No metadata answer for OPTIONS (DRF's would be rendered through the
+    # page's template, which only GET names): a 405, as OPTIONS / is.
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema", metadata_class=None),
+         name="openapi-docs"),
     # Static files (/static/, Swagger UI, admin, console) are answered by
     # WhiteNoise (placement_site/staticfiles.py) before URL routing.
 ]

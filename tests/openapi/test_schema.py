@@ -155,3 +155,13 @@ def test_docs_page_uses_no_cdn():
         served = Client().get(asset)
         assert served.status_code == 200, asset
         assert b"".join(served.streaming_content)
+
+
+@pytest.mark.parametrize("method", ["options", "post", "put", "delete", "patch"])
+@pytest.mark.parametrize("path", ["/api/docs/", "/api/schema/"])
+def test_docs_and_schema_answer_other_methods_without_a_500(method, path):
+    response = getattr(Client(raise_request_exception=False), method)(path)
+    if (path, method) == ("/api/schema/", "options"):
+        assert response.status_code == 200  # DRF's metadata, rendered as JSON
+    else:
+        assert response.status_code == 405
