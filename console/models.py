@@ -3,8 +3,9 @@ from django.db import models
 
 
 class LoginFailure(models.Model):
-    """Failed log-ins counted for one user name or one client address
-    (``key``: "user:<name>" or "addr:<ip>") since ``since``."""
+    """Failed log-ins counted for one client address or one (address, user
+    name) pair (``key``: "addr:<ip>" or "pair:<ip>|<folded name>") since
+    ``since``."""
 
     key = models.CharField(max_length=300, unique=True)
     failures = models.IntegerField(default=0)

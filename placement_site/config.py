@@ -89,6 +89,16 @@ PLACEMENT_ONLY = [
      "PLACEMENT_LOGIN_FAILURE_LIMIT"),
     ("PLACEMENT_LOGIN_LOCKOUT_SECONDS", cfg.IntOpt("login_lockout_seconds", default=900, min=1),
      "PLACEMENT_LOGIN_LOCKOUT_SECONDS"),
+    ("PLACEMENT_LOGIN_ADDRESS_FAILURE_LIMIT",
+     cfg.IntOpt("login_address_failure_limit", default=20, min=1),
+     "PLACEMENT_LOGIN_ADDRESS_FAILURE_LIMIT"),
+    # The header a trusted proxy puts the client's address in (its last
+    # entry is read); empty: the connection's address.
+    ("PLACEMENT_LOGIN_CLIENT_ADDRESS_HEADER",
+     cfg.StrOpt("login_client_address_header", default="",
+                regex=r"^([A-Za-z0-9][A-Za-z0-9-]*)?$",
+                help="an HTTP header name such as X-Forwarded-For (letters, digits, '-')"),
+     "PLACEMENT_LOGIN_CLIENT_ADDRESS_HEADER"),
     # The console's headroom: named request shapes, "NAME=CLASS:N,...; ...".
     ("PLACEMENT_FLAVORS", cfg.StrOpt("flavors", default=""), "PLACEMENT_FLAVORS"),
     # Benchmarks: each API answer carries its database time (X-Placement-DB-Time).
@@ -122,6 +132,8 @@ def accepted(opt):
     if isinstance(opt, cfg.IntOpt):
         low = opt.type.min
         return "an integer" + (f" >= {low}" if low is not None else "")
+    if getattr(opt.type, "regex", None) is not None and opt.help:
+        return opt.help
     choices = getattr(opt.type, "choices", None)
     if choices:
         return "one of " + ", ".join(str(c) for c in choices)
