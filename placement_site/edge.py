@@ -1,7 +1,8 @@
 """The Placement HTTP edge, as one Django middleware.
 
 For every Placement API path it: assigns a request id; authenticates
-(noauth2 or keystone headers); checks the content-length/content-type pair;
+(noauth2 or keystone headers); checks the content-length/content-type pair
+and refuses chunked bodies (411, on every path);
 negotiates the microversion; and on the way out sets the request-id,
 microversion, vary and (from 1.15) cache headers, and drops the
 content-type of empty responses.  Errors raised here or by views are
@@ -13,6 +14,7 @@ from contextlib import nullcontext
 from email.utils import formatdate
 
 from django.conf import settings
+from django.http import HttpResponse
 
 from placement_site import dbtiming, errors, metrics, microversion, request_scope, requestlog
 from placement_site.gcpause import collector_paused
@@ -33,6 +35,17 @@ def is_api_path(path):
         and path not in ("/admin", "/console", "/api")
         and path not in NON_API_PATHS
     )
+
+
+# Django reads a body by its Content-Length, which a chunked body has not:
+# it would be read as empty. Refused, as a reverse proxy without buffering
+# does (nginx, Apache and HAProxy in front send the length themselves).
+CHUNKED_REFUSED = ("A chunked request body (Transfer-Encoding: chunked) is not accepted; "
+                   "send the body with a Content-Length header.")
+
+
+def is_chunked(request):
+    return "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
 
 
 def _split(value):
@@ -83,6 +96,8 @@ class PlacementEdgeMiddleware:
 
     def __call__(self, request):
         if not is_api_path(request.path_info):
+            if is_chunked(request):
+                return HttpResponse(CHUNKED_REFUSED, status=411, content_type="text/plain")
             return self.get_response(request)
         started = time.perf_counter()
         request_id = f"req-{uuid.uuid4()}"
@@ -117,6 +132,8 @@ class PlacementEdgeMiddleware:
         context.global_request_id = request.placement_global_request_id
         request.placement_context = context
 
+        if is_chunked(request):
+            raise errors.LengthRequired(CHUNKED_REFUSED)
         content_length = request.META.get("CONTENT_LENGTH")
         if content_length:
             try:

@@ -17,6 +17,7 @@ TITLES = {
     405: "Method Not Allowed",
     406: "Not Acceptable",
     409: "Conflict",
+    411: "Length Required",
     413: "Request Entity Too Large",
     415: "Unsupported Media Type",
     500: "Internal Server Error",
@@ -102,6 +103,10 @@ class NotAcceptable(PlacementError):
 
 class Conflict(PlacementError):
     status = 409
+
+
+class LengthRequired(PlacementError):
+    status = 411
 
 
 class RequestTooLarge(PlacementError):
