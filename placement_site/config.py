@@ -38,6 +38,8 @@ OPTIONS = [
      "PLACEMENT_CANDIDATE_WORK_LIMIT", "PLACEMENT_CANDIDATE_WORK_LIMIT"),
     ("placement", cfg.IntOpt("max_consumers_per_request", default=1000, min=1),
      "PLACEMENT_MAX_CONSUMERS_PER_REQUEST", "PLACEMENT_MAX_CONSUMERS_PER_REQUEST"),
+    ("placement", cfg.IntOpt("max_aggregates_per_request", default=1000, min=1),
+     "PLACEMENT_MAX_AGGREGATES_PER_REQUEST", "PLACEMENT_MAX_AGGREGATES_PER_REQUEST"),
     ("placement", cfg.IntOpt("allocation_conflict_retry_count", default=10, min=0),
      "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT"),
     ("placement", cfg.StrOpt("incomplete_consumer_project_id", default=ZERO_UUID),

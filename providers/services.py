@@ -227,29 +227,43 @@ def provider_aggregates_set(*, uuid, aggregate_uuids, generation=None, bump=Fals
     """Replace a provider's aggregates; returns the locked provider.
 
     With ``bump`` (microversion 1.19+) the client's ``generation`` must match
-    and the provider's generation goes up by one.
+    and the provider's generation goes up by one. Set operations and bulk
+    statements throughout: the work grows with the list, not its square.
     """
     # Stored as the client spelled them (dashes or not), like upstream, so
     # they are echoed back unchanged; filters compare canonical forms.
-    wanted = []
-    for value in aggregate_uuids:
-        if value not in wanted:
-            wanted.append(value)
+    wanted = set(aggregate_uuids)
     with transaction.atomic():
         provider = _lock_by_uuid(uuid)
         if bump:
             locking.check_provider_generation(provider, generation, GENERATION_CHANGED)
-        existing = dict(Aggregate.objects.filter(uuid__in=wanted).values_list("uuid", "id"))
-        for agg_uuid in wanted:
-            if agg_uuid not in existing:
-                aggregate, _ = Aggregate.objects.get_or_create(uuid=agg_uuid)
-                existing[agg_uuid] = aggregate.pk
-        _replace_links(
-            ProviderAggregate, "aggregate_id", provider, {existing[u] for u in wanted}
-        )
+        ids = _aggregate_ids(wanted)
+        missing = wanted - ids.keys()
+        if missing:
+            # A concurrent writer may create some of them first: skip those
+            # rows and read every id back.
+            Aggregate.objects.bulk_create(
+                [Aggregate(uuid=value) for value in sorted(missing)],
+                batch_size=BULK_BATCH, ignore_conflicts=True)
+            ids.update(_aggregate_ids(missing))
+        _replace_links(ProviderAggregate, "aggregate_id", provider, set(ids.values()))
         if bump:
             locking.bump_provider_generation(provider)
     return provider
+
+
+# Rows per bulk statement, and values per IN list: within every backend's
+# limit on bound parameters (the backend may cut a batch smaller).
+BULK_BATCH = 1000
+
+
+def _aggregate_ids(uuids) -> dict[str, int]:
+    ordered = sorted(uuids)
+    found = {}
+    for start in range(0, len(ordered), BULK_BATCH):
+        found.update(Aggregate.objects.filter(uuid__in=ordered[start:start + BULK_BATCH])
+                     .values_list("uuid", "id"))
+    return found
 
 
 def _replace_links(link_model, column, provider, wanted_ids):
@@ -259,14 +273,15 @@ def _replace_links(link_model, column, provider, wanted_ids):
     """
     links = link_model.objects.filter(resource_provider_id=provider.pk)
     current_ids = set(links.values_list(column, flat=True))
-    stale = current_ids - wanted_ids
-    if stale:
-        links.filter(**{f"{column}__in": stale}).delete()
+    stale = sorted(current_ids - wanted_ids)
+    for start in range(0, len(stale), BULK_BATCH):
+        links.filter(**{f"{column}__in": stale[start:start + BULK_BATCH]}).delete()
     link_model.objects.bulk_create(
         [
             link_model(resource_provider_id=provider.pk, **{column: linked_id})
             for linked_id in sorted(wanted_ids - current_ids)
-        ]
+        ],
+        batch_size=BULK_BATCH,
     )
 
 

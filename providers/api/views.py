@@ -4,6 +4,7 @@ Thin: parse, authorize, call a service or selector, render by microversion.
 """
 import json
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.urls import get_script_prefix
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -15,8 +16,10 @@ from placement_site.api import (
     json_body,
     json_response,
     require_json_content,
+    validate,
     versioned,
 )
+from placement_site import errors
 from placement_site.policy import authorize
 from placement_site.querystring import last_values, reject_nul, validate_query
 from providers import selectors, services
@@ -273,7 +276,15 @@ class ResourceProviderAggregatesView(PlacementView):
         mv = self.mv
         require_json_content(request)
         selectors.provider_get(uuid=uuid)
-        data = json_body(request, schemas.aggregates_put_schema(mv))
+        data = json_body(request)
+        # Counted before validation, as POST /allocations counts consumers.
+        listed = data.get("aggregates") if isinstance(data, dict) else data
+        limit = settings.PLACEMENT_MAX_AGGREGATES_PER_REQUEST
+        if isinstance(listed, list) and len(listed) > limit:
+            raise errors.BadRequest(
+                f"A provider may be given at most {limit} aggregates; this one names "
+                f"{len(listed)}. Raise [placement] max_aggregates_per_request for more.")
+        validate(data, schemas.aggregates_put_schema(mv))
         if mv >= (1, 19):
             aggregates, generation = data["aggregates"], data["resource_provider_generation"]
         else:
