@@ -656,6 +656,12 @@ def _problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
     def ancestors(pid):
         chain, node = {pid}, providers[pid]
         while node.parent_id is not None and node.parent_id in providers:
+            if node.parent_id in chain:
+                # Only rows written behind the API's back can loop; the
+                # walk would never end.
+                raise errors.Conflict(
+                    f"The provider tree of {providers[pid].uuid} has a parent cycle; "
+                    "run manage.py audit_allocations to find it.")
             node = providers[node.parent_id]
             chain.add(node.id)
         return frozenset(chain)

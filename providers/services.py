@@ -47,11 +47,14 @@ def _lock_by_uuid(uuid):
 def _descendant_ids(provider):
     """Ids of ``provider`` and everything below it (one query per tree level)."""
     found = [provider.pk]
+    seen = {provider.pk}
     level = [provider.pk]
     while level:
-        level = list(
-            ResourceProvider.objects.filter(parent_id__in=level).values_list("pk", flat=True)
-        )
+        # Skipping what was found already ends the walk on a parent cycle
+        # stored behind the API's back.
+        level = [pk for pk in ResourceProvider.objects.filter(parent_id__in=level)
+                 .values_list("pk", flat=True) if pk not in seen]
+        seen.update(level)
         found.extend(level)
     return found
 
