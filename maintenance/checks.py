@@ -133,6 +133,12 @@ def invalid_rows(limit: int = 50) -> list[str]:
     for uuid in ResourceProvider.objects.values_list("uuid", flat=True).iterator():
         if normalize_uuid(uuid) is None:
             lines.append(f"provider uuid {uuid!r} is not a uuid")
+    # Parent cycles and roots that are not their tree's top: the candidate
+    # engine refuses requests that reach such a tree.
+    from maintenance.validation import stored_links, tree_problems
+
+    problems, _ = tree_problems(stored_links(), lambda uuid: f"provider {uuid!r}")
+    lines.extend(problems)
     # Names the API would refuse to create (an older load stored what it was given).
     from resource_classes.api.schemas import CUSTOM_NAME_PATTERN
 

@@ -6,9 +6,11 @@ allocations exactly as they were, and a load must reproduce them.  The
 services exist to do the opposite -- bump generations on every write,
 refuse allocations beyond capacity, check parents and in-use rows -- and
 they write one provider or consumer per transaction, which for a dump of
-thousands of providers is far too slow.  So :func:`bulk_load` writes with
-``bulk_create``/``bulk_update`` inside the single transaction of
-:func:`load_data`, and ``audit_allocations`` is the check to run afterwards.
+thousands of providers is far too slow.  So :func:`load_data` first judges
+the whole file by the services' rules (``maintenance.validation``: rows,
+trees, inventory and capacity, with what is already stored), then
+:func:`bulk_load` writes with ``bulk_create``/``bulk_update`` inside one
+transaction.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from django.db import transaction
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpError
-from maintenance.validation import MAX_SHOWN, dump_problems
+from maintenance.validation import MAX_SHOWN, dump_problems, state_problems
 from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 
@@ -25,15 +27,21 @@ class DryRunRollback(Exception):
     """Raised inside a transaction to undo a dry run's writes."""
 
 
-def load_data(data: dict, *, dry_run: bool = False) -> dict[str, dict[str, int]]:
+def load_data(data: dict, *, dry_run: bool = False,
+              allow_over_capacity: bool = False) -> tuple[dict[str, dict[str, int]], list[str]]:
     """Make the database hold what ``data`` describes; safe to run again.
 
     Rows are matched by uuid or name.  Providers and consumers present in
     the dump get exactly the dump's inventories, traits, aggregates and
     allocations (generations included); rows not in the dump are left
-    alone.  Allocations are copied as they are: no capacity check (run
-    ``audit_allocations`` afterwards).  Returns per kind
-    ``{"total": n, "created": n, "updated": n}``.
+    alone.  The whole file is judged first, together with what is stored:
+    every row by the API's rules, then the trees (no parent cycle, every
+    root the top of its tree), an inventory for every allocation and the
+    capacity of every provider and class; any problem refuses the file and
+    nothing is written.  ``allow_over_capacity`` lets capacity problems
+    through (restoring a cloud over-committed on purpose); they are
+    returned.  Returns (per kind ``{"total": n, "created": n, "updated":
+    n}``, the capacity problems let through).
     """
     if not isinstance(data, dict) or data.get("format") != DUMP_FORMAT:
         raise DumpError(f"not a {DUMP_FORMAT} document")
@@ -43,6 +51,10 @@ def load_data(data: dict, *, dry_run: bool = False) -> dict[str, dict[str, int]]
         problems = dump_problems(data)
     except (AttributeError, KeyError, TypeError) as exc:
         raise DumpError(f"malformed dump: {exc!r}") from exc
+    if not problems:
+        problems, over, tops = state_problems(data)
+        if not allow_over_capacity:
+            problems, over = problems + over, []
     if problems:
         shown = problems[:MAX_SHOWN]
         more = len(problems) - len(shown)
@@ -50,6 +62,10 @@ def load_data(data: dict, *, dry_run: bool = False) -> dict[str, dict[str, int]]
             f"refused, nothing written: {len(problems)} row(s) the API would not accept:\n  "
             + "\n  ".join(shown) + (f"\n  ... and {more} more" if more else "")
         )
+    # Roots the file leaves out are the top of the tree the checks found.
+    data = {**data, "resource_providers": [
+        {**rp, "root": rp.get("root") or tops[rp["uuid"]]}
+        for rp in data.get("resource_providers", [])]}
     counts: dict[str, dict[str, int]] = {}
     try:
         with transaction.atomic():
@@ -60,7 +76,7 @@ def load_data(data: dict, *, dry_run: bool = False) -> dict[str, dict[str, int]]
         pass
     except (KeyError, TypeError) as exc:
         raise DumpError(f"malformed dump: {exc!r}") from exc
-    return counts
+    return counts, over
 
 
 def bulk_load(data: dict) -> dict[str, dict[str, int]]:
@@ -151,22 +167,13 @@ def _load_providers(providers, count):
             rp_pk[u] = found
         return rp_pk[u]
 
-    by_uuid = {rp["uuid"]: rp for rp in providers}
-
-    def root_of(rp):
-        seen = set()
-        while not rp.get("root") and rp.get("parent") in by_uuid and rp["uuid"] not in seen:
-            seen.add(rp["uuid"])
-            rp = by_uuid[rp["parent"]]
-        return rp.get("root") or rp.get("parent") or rp["uuid"]
-
     updated = 0
     changed = []
     for rp in providers:
         obj = rp_by_uuid[rp["uuid"]]
         want = {"name": rp["name"], "generation": rp.get("generation", 0),
                 "parent_id": provider_pk(rp.get("parent")),
-                "root_id": provider_pk(root_of(rp))}
+                "root_id": provider_pk(rp["root"])}
         if any(getattr(obj, k) != v for k, v in want.items()):
             if rp["uuid"] in existing:
                 updated += 1

@@ -41,9 +41,71 @@ def _known_names(model, standard) -> set[str]:
     return set(standard) | set(model.objects.values_list("name", flat=True))
 
 
+# What each list of a dump holds: (key, what an item must be).
+_TOP_LISTS = ("resource_classes", "traits", "aggregates", "projects", "users", "consumer_types",
+              "resource_providers", "consumers")
+
+
+def shape_problems(data: dict) -> list[str]:
+    """Lists that are not lists, objects that are not objects: the file's
+    shape, checked before any row is read."""
+    problems = []
+    for key in _TOP_LISTS:
+        if not isinstance(data.get(key, []), list):
+            problems.append(f"{key} must be a list")
+    if problems:
+        return problems
+    for kind, item_keys in (("resource_providers", {"inventories": dict, "traits": list,
+                                                    "aggregates": list}),
+                            ("consumers", {"allocations": list})):
+        for i, row in enumerate(data.get(kind, [])):
+            if not isinstance(row, dict):
+                problems.append(f"{kind}[{i}] must be an object")
+                continue
+            for key, kind_of in item_keys.items():
+                value = row.get(key)
+                if value is not None and not isinstance(value, kind_of):
+                    what = "an object" if kind_of is dict else "a list"
+                    problems.append(f"{kind}[{i}] ({row.get('uuid')!r}): {key} must be {what}")
+            inventories = row.get("inventories")
+            for key, value in (inventories.items() if isinstance(inventories, dict) else ()):
+                if not isinstance(value, dict):
+                    problems.append(f"{kind}[{i}] ({row.get('uuid')!r}): inventories {key!r} "
+                                    "must be an object")
+            allocations = row.get("allocations")
+            for j, alloc in enumerate(allocations if isinstance(allocations, list) else ()):
+                if not isinstance(alloc, dict):
+                    problems.append(f"{kind}[{i}] ({row.get('uuid')!r}): allocations[{j}] "
+                                    "must be an object")
+    return problems
+
+
+def _duplicates(rows, kind, field, key) -> list[str]:
+    """Rows naming the same ``field`` (compared by ``key``) as an earlier row."""
+    first, problems = {}, []
+    for i, row in enumerate(rows):
+        value = row.get(field)
+        if not isinstance(value, str):
+            continue
+        seen = first.setdefault(key(value), i)
+        if seen != i:
+            problems.append(f"{kind}[{i}] ({row.get('uuid')!r}): {field} {value!r} also given "
+                            f"by {kind}[{seen}]" if field != "uuid" else
+                            f"{kind}[{i}] ({value!r}): uuid also given by {kind}[{seen}]")
+    return problems
+
+
 def dump_problems(data: dict) -> list[str]:
     """Each row that may not be stored, as "where: why"; [] when all may."""
-    problems: list[str] = []
+    problems = shape_problems(data)
+    if problems:
+        return problems
+    providers = data.get("resource_providers", [])
+    problems += _duplicates(providers, "resource_providers", "uuid",
+                            lambda u: normalize_uuid(u) or u)
+    problems += _duplicates(providers, "resource_providers", "name", lambda n: n)
+    problems += _duplicates(data.get("consumers", []), "consumers", "uuid",
+                            lambda u: normalize_uuid(u) or u)
 
     def bad(where, why):
         problems.append(f"{where}: {why}")
@@ -121,3 +183,143 @@ def dump_problems(data: dict) -> list[str]:
             if why:
                 bad(at, f"used {why}")
     return problems
+
+
+# --- the file together with what is stored ---------------------------------------------
+
+
+def tree_problems(links: dict, where) -> tuple[list[str], dict]:
+    """Parent cycles and roots that are not the top of their tree.
+
+    ``links`` maps each provider's uuid to ``(parent uuid, root uuid)``
+    (root None: not given, worked out by the caller). ``where(uuid)`` names
+    a provider's row. Returns the problems and each provider's top of tree
+    (None for a provider on or below a cycle, or below a missing parent).
+    """
+    problems, top = [], {}
+    for start in links:
+        path, position, node = [], {}, start
+        while True:
+            if node is None:  # reached a provider without parent
+                found = path[-1]
+                break
+            if node in top:  # joined a walk done before
+                found = top[node]
+                break
+            if node in position:
+                cycle = path[position[node]:] + [node]
+                problems.append(f"{where(node)}: parent cycle {' -> '.join(cycle)}")
+                found = None
+                break
+            if node not in links:
+                problems.append(f"{where(path[-1])}: parent {node!r} is neither in the file "
+                                "nor stored")
+                found = None
+                break
+            position[node] = len(path)
+            path.append(node)
+            node = links[node][0]
+        for member in path:
+            top[member] = found
+    for uuid, (_parent, root) in links.items():
+        if top.get(uuid) is not None and root is not None and root != top[uuid]:
+            problems.append(f"{where(uuid)}: root {root!r} is not the top of its tree "
+                            f"({top[uuid]!r})")
+    return problems, top
+
+
+def stored_links() -> dict:
+    from providers.models import ResourceProvider
+
+    return {uuid: (parent, root) for uuid, parent, root in ResourceProvider.objects.values_list(
+        "uuid", "parent__uuid", "root__uuid").iterator()}
+
+
+_IN_BATCH = 1000
+
+
+def _batches(values):
+    values = sorted(values)
+    for start in range(0, len(values), _IN_BATCH):
+        yield values[start:start + _IN_BATCH]
+
+
+def state_problems(data: dict) -> tuple[list[str], list[str], dict]:
+    """What the database would hold after loading ``data`` (a dump whose
+    rows passed :func:`dump_problems`), judged whole: trees, inventory for
+    every allocation, capacity.
+
+    Returns (problems, capacity problems, each dumped provider's top of
+    tree). Capacity problems are kept apart: ``--allow-over-capacity``
+    lets them through.
+    """
+    from allocations.models import Allocation
+    from providers.models import Inventory, capacity_of
+
+    providers = data.get("resource_providers", [])
+    consumers = data.get("consumers", [])
+    row_of = {rp["uuid"]: i for i, rp in enumerate(providers)}
+
+    def where(uuid):
+        if uuid in row_of:
+            return f"resource_providers[{row_of[uuid]}] ({uuid!r})"
+        return f"provider {uuid!r} (in the database)"
+
+    links = stored_links()
+    for rp in providers:
+        links[rp["uuid"]] = (rp.get("parent"), rp.get("root"))
+    problems, top = tree_problems(links, where)
+
+    # Inventories after the load: the file's for its providers, the stored
+    # ones for providers it only allocates on.
+    dumped_consumers = {c["uuid"] for c in consumers}
+    allocated_on = {a["resource_provider"] for c in consumers for a in c.get("allocations", [])}
+    inventory = {}
+    for rp in providers:
+        for rc, fields in (rp.get("inventories") or {}).items():
+            inventory[(rp["uuid"], rc)] = capacity_of(
+                fields["total"], fields.get("reserved", 0), fields.get("allocation_ratio", 1.0))
+    outside = allocated_on - row_of.keys()
+    for chunk in _batches(outside):
+        for rp, rc, total, reserved, ratio in Inventory.objects.filter(
+                resource_provider__uuid__in=chunk).values_list(
+                "resource_provider__uuid", "resource_class__name", "total", "reserved",
+                "allocation_ratio"):
+            inventory[(rp, rc)] = capacity_of(total, reserved, ratio)
+    for rp in outside:
+        if rp not in links:
+            problems.append(f"provider {rp!r}: allocated on by the file, but neither in the "
+                            "file nor stored")
+
+    used, holders = {}, {}
+    for i, consumer in enumerate(consumers):
+        for j, alloc in enumerate(consumer.get("allocations", [])):
+            key = (alloc["resource_provider"], alloc["resource_class"])
+            if key not in inventory and key[0] in links:
+                problems.append(f"consumers[{i}] ({consumer['uuid']!r}) allocations[{j}]: "
+                                f"provider {key[0]!r} has no {key[1]} inventory")
+            used[key] = used.get(key, 0) + alloc["used"]
+            holders.setdefault(key, []).append(consumer["uuid"])
+    # What stored consumers the file leaves alone keep holding there.
+    for chunk in _batches(row_of.keys() | allocated_on):
+        for consumer, rp, rc, amount in Allocation.objects.filter(
+                resource_provider__uuid__in=chunk).values_list(
+                "consumer__uuid", "resource_provider__uuid", "resource_class__name", "used"):
+            if consumer in dumped_consumers:
+                continue
+            key = (rp, rc)
+            if key not in inventory:
+                problems.append(f"consumer {consumer} (in the database) allocates {amount} {rc} "
+                                f"on provider {rp!r}, which has no {rc} inventory in the file")
+            used[key] = used.get(key, 0) + amount
+    over = []
+    for key, amount in sorted(used.items()):
+        capacity = inventory.get(key)
+        if capacity is not None and amount > capacity:
+            rp, rc = key
+            at = f" (resource_providers[{row_of[rp]}])" if rp in row_of else " (in the database)"
+            shown = ", ".join(holders.get(key, [])[:3]) or "none"
+            over.append(f"provider {rp!r} {rc}{at}: allocations would hold {amount} against a "
+                        f"capacity of {capacity} ((total - reserved) x allocation_ratio); "
+                        f"consumers of the file there: {shown}")
+    return problems, over, {u: top.get(u) for u in row_of}

@@ -4,7 +4,7 @@ from django.core.management.base import CommandError
 from maintenance.base import EXIT_ERROR, EXIT_OK, MaintenanceCommand
 from maintenance.dump import DumpError
 from maintenance.loader import load_data
-from maintenance.management.commands.load_json import print_counts
+from maintenance.management.commands.load_json import ALLOW_OVER_CAPACITY_HELP, print_counts
 from maintenance.upstream import read_upstream
 
 
@@ -24,13 +24,16 @@ class Command(MaintenanceCommand):
         super().add_arguments(parser)
         parser.add_argument("--database-url", required=True,
                             help="Upstream database, e.g. postgres://user@host/placement.")
+        parser.add_argument("--allow-over-capacity", action="store_true",
+                            help=ALLOW_OVER_CAPACITY_HELP)
 
-    def run(self, *, database_url, dry_run=False, **options):
+    def run(self, *, database_url, dry_run=False, allow_over_capacity=False, **options):
         try:
             data = read_upstream(database_url)
         except DumpError:
             raise
         except Exception as exc:  # driver errors: unreachable, missing tables, ...
             raise CommandError(f"cannot read the upstream database: {exc}", returncode=EXIT_ERROR)
-        print_counts(self, load_data(data, dry_run=dry_run), dry_run)
+        print_counts(self, load_data(data, dry_run=dry_run,
+                                     allow_over_capacity=allow_over_capacity), dry_run)
         return EXIT_OK
