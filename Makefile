@@ -40,7 +40,7 @@ demo: venv
 	@echo "== console: http://$(HOST):$(PORT)/console/ (log in with the line above)"
 	DATABASE_URL=sqlite:///$(DEMO_DB) PLACEMENT_AUTH_STRATEGY=noauth2 \
 		PLACEMENT_FLAVORS="m1.small=VCPU:1,MEMORY_MB:2048,DISK_GB:20; m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80" \
-		$(VENV)/bin/gunicorn placement_site.wsgi:application -b $(HOST):$(PORT) -w 2
+		$(VENV)/bin/gunicorn placement_site.wsgi:application -c placement_site/gunicorn_hooks.py -b $(HOST):$(PORT) -w 2
 
 # The whole suite on SQLite, then once per URL in PLACEMENT_TEST_DATABASE_URL
 # (a space-separated list: postgres://... and/or mysql://...; CI sets it), e.g.

@@ -62,6 +62,10 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_DEBUG", cfg.BoolOpt("debug", default=False), "DEBUG"),
     ("PLACEMENT_DB_CONN_MAX_AGE", cfg.IntOpt("db_conn_max_age", default=60, min=0),
      "PLACEMENT_DB_CONN_MAX_AGE"),
+    # Seconds one read from (or write to) a client may wait under gunicorn
+    # (placement_site/wsgi.py): a body promised and not sent frees its thread.
+    ("PLACEMENT_CLIENT_TIMEOUT", cfg.IntOpt("client_timeout", default=10, min=1),
+     "PLACEMENT_CLIENT_TIMEOUT"),
     ("PLACEMENT_DB_STARTUP_WAIT", cfg.IntOpt("db_startup_wait", default=30, min=0),
      "PLACEMENT_DB_STARTUP_WAIT"),
     ("PLACEMENT_LOG_LEVEL", cfg.StrOpt(

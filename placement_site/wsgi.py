@@ -23,6 +23,20 @@ elif settings.PLACEMENT_AUTH_STRATEGY != "noauth2":
         "use 'keystone' or 'noauth2'"
     )
 
+# A client that promises a body and does not send it would hold a worker
+# thread for ever: under gunicorn every read from (and write to) the client
+# waits at most PLACEMENT_CLIENT_TIMEOUT seconds; a body that does not come
+# is then a 400 (Django's UnreadablePostError, placement_site.errors).
+_django_application = application
+
+
+def application(environ, start_response):  # noqa: F811
+    client = environ.get("gunicorn.socket")
+    if client is not None:
+        client.settimeout(settings.PLACEMENT_CLIENT_TIMEOUT)
+    return _django_application(environ, start_response)
+
+
 # Refuse to serve without a database: retry for PLACEMENT_DB_STARTUP_WAIT
 # seconds, then exit non-zero.  Exit status 3 is gunicorn's "worker failed
 # to boot", on which the whole server stops instead of re-forking workers
