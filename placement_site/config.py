@@ -114,7 +114,7 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_ALLOCATION_HISTORY", cfg.BoolOpt("allocation_history", default=True),
      "PLACEMENT_ALLOCATION_HISTORY"),
     ("PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS",
-     cfg.IntOpt("allocation_history_retention_days", default=90, min=0),
+     cfg.IntOpt("allocation_history_retention_days", default=90, min=0, max=36500),
      "PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS"),
     ("PLACEMENT_METRICS_CACHE_SECONDS", cfg.IntOpt("metrics_cache_seconds", default=30, min=0),
      "PLACEMENT_METRICS_CACHE_SECONDS"),
@@ -122,7 +122,7 @@ PLACEMENT_ONLY = [
      cfg.IntOpt("usage_snapshot_interval_seconds", default=300, min=0),
      "PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS"),
     ("PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS",
-     cfg.IntOpt("usage_snapshot_retention_days", default=30, min=0),
+     cfg.IntOpt("usage_snapshot_retention_days", default=30, min=0, max=36500),
      "PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS"),
 ]
 
@@ -136,8 +136,9 @@ def accepted(opt):
     if isinstance(opt, cfg.BoolOpt):
         return "true or false (also 1/0, yes/no, on/off)"
     if isinstance(opt, cfg.IntOpt):
-        low = opt.type.min
-        return "an integer" + (f" >= {low}" if low is not None else "")
+        low, high = opt.type.min, opt.type.max
+        return ("an integer" + (f" >= {low}" if low is not None else "")
+                + (f" and <= {high}" if high is not None else ""))
     if getattr(opt.type, "regex", None) is not None and opt.help:
         return opt.help
     choices = getattr(opt.type, "choices", None)

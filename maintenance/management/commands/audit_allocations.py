@@ -8,6 +8,10 @@ from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from maintenance.checks import invalid_rows, over_capacity
 
 
+# Past dates Python can reach (a hundred billion hours was an OverflowError).
+MAX_AGE_HOURS = 876000
+
+
 class Command(MaintenanceCommand):
     help = (
         "Report consumers that hold no allocations; providers whose allocations exceed their "
@@ -35,8 +39,9 @@ class Command(MaintenanceCommand):
     def run(self, *, fix=False, dry_run=False, limit=50, migration_age_hours=24.0, **options):
         if limit < 0:
             raise ValueError("--limit must be >= 0")
-        if migration_age_hours < 0:
-            raise ValueError("--migration-age-hours must be >= 0")
+        if not 0 <= migration_age_hours <= MAX_AGE_HOURS:  # also refuses nan
+            raise ValueError(
+                f"--migration-age-hours must be >= 0 and at most {MAX_AGE_HOURS} (a hundred years)")
         # "fixes" has one shape: what --fix did, or with --dry-run what it would
         # do (the counts it would report, no problems since nothing was tried).
         report = {"findings": {}, "fixes": {}, "remaining": 0, "dry_run": bool(dry_run)}

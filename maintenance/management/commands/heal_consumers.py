@@ -20,6 +20,12 @@ class Command(MaintenanceCommand):
     def run(self, *, project_id, user_id, dry_run=False, **options):
         if not project_id.strip() or not user_id.strip():
             raise ValueError("--project-id and --user-id must not be empty")
+        for option, value in (("--project-id", project_id), ("--user-id", user_id)):
+            # The API's rule for these ids (allocations.api.schemas).
+            if "\x00" in value:
+                raise ValueError(f"{option} must not hold a NUL character")
+            if len(value) > 255:
+                raise ValueError(f"{option} must be at most 255 characters")
         n = consumers_heal(project_id=project_id, user_id=user_id, dry_run=dry_run)
         self.report = {"dry_run": dry_run, "consumers": n}
         self.stdout.write(f"{'would heal' if dry_run else 'healed'} {n} consumer(s)")

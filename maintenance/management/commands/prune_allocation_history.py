@@ -3,6 +3,10 @@ from allocations import history
 from maintenance.base import EXIT_OK, MaintenanceCommand
 
 
+# Past dates Python can reach (a hundred million days was an OverflowError).
+MAX_DAYS = 36500
+
+
 class Command(MaintenanceCommand):
     help = (
         "Delete allocation history records older than PLACEMENT_ALLOCATION_HISTORY_"
@@ -17,6 +21,8 @@ class Command(MaintenanceCommand):
     def run(self, *, days=None, **options):
         if days is not None and days < 0:
             raise ValueError("--days must be >= 0")
+        if days is not None and days > MAX_DAYS:
+            raise ValueError(f"--days must be at most {MAX_DAYS} (a hundred years)")
         deleted = history.prune(days=days)
         self.report = {"pruned": deleted}
         self.stdout.write(f"pruned {deleted} allocation history record(s)")

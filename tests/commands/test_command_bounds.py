@@ -1,0 +1,49 @@
+"""Numbers past any date and ids no row can hold, given to the maintenance
+commands: one line and exit 2, nothing written, never a traceback (found
+while working on issue 28)."""
+import pytest
+
+from allocations.models import Consumer
+from tests import factories as f
+from tests.commands.helpers import run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("args,words", [
+    (("prune_allocation_history", "--days", "100000000"), "--days must be at most 36500"),
+    (("audit_allocations", "--migration-age-hours", "100000000000"),
+     "at most 876000 (a hundred years)"),
+    (("audit_allocations", "--migration-age-hours", "nan"), "--migration-age-hours must be"),
+])
+def test_numbers_past_any_date_are_refused(args, words):
+    code, out = run(*args)
+    assert code == 2
+    assert words in out
+
+
+@pytest.mark.parametrize("project,user,words", [
+    ("a\x00b", "u", "--project-id must not hold a NUL character"),
+    ("p", "x" * 256, "--user-id must be at most 255 characters"),
+])
+def test_heal_consumers_refuses_ids_no_row_can_hold(project, user, words):
+    from django.conf import settings
+
+    incomplete = f.ConsumerFactory(
+        project=f.ProjectFactory(external_id=settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID))
+    code, out = run("heal_consumers", "--project-id", project, "--user-id", user)
+    assert code == 2
+    assert words in out
+    incomplete.refresh_from_db()
+    assert incomplete.project.external_id == settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
+    assert Consumer.objects.count() == 1
+
+
+@pytest.mark.parametrize("variable", ["PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS",
+                                      "PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS"])
+def test_retention_settings_past_any_date_stop_start_up(variable):
+    from placement_site import config
+
+    with pytest.raises(config.ConfigError, match=f"{variable}: expected an integer >= 0 and <= 36500"):
+        config.load({variable: "100000000"})
+    assert config.load({variable: "36500"})[0][variable] == 36500
