@@ -248,7 +248,7 @@ def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree
         trees = [t for t in trees
                  if any(needle in n.name.lower() or needle in n.uuid for n in t)]
     shown = [
-        Tree(root=t[0], nodes=t, totals=_totals(t), consumers=sum(n.consumers for n in t))
+        Tree(root=t[0], nodes=t, totals=_totals(t), consumers=t[0].tree_consumers)
         for t in trees[:limit]
     ]
     return shown, len(trees)

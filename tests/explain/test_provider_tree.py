@@ -58,5 +58,5 @@ def test_unknown_root_exits_2(forest):
 
 
 def test_bounded_queries(forest, django_assert_max_num_queries):
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         run("provider_tree", "--format", "json")
