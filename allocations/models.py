@@ -162,3 +162,19 @@ class Flavor(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class JobLock(models.Model):
+    """One row per maintenance job that must not run twice at once (``usage_snapshot``).
+
+    A run takes ``SELECT ... FOR UPDATE`` on its row and stamps it, inside
+    its transaction: a second run waits for the first to commit (PostgreSQL,
+    MariaDB; on Galera the stamp makes the later commit fail certification;
+    SQLite's ``BEGIN IMMEDIATE`` already serialises writers).
+    """
+
+    name = models.CharField(max_length=64, primary_key=True)
+    taken_at = models.DateTimeField(null=True)
+
+    class Meta:
+        db_table = "job_locks"
