@@ -106,8 +106,15 @@ class AllocationChange(models.Model):
     user_id = models.CharField(max_length=255, blank=True, default="")
     project_id = models.CharField(max_length=255, blank=True, default="")
     microversion = models.CharField(max_length=16, blank=True, default="")
-    # Where the change came from: "api", or the command's name.
+    # Where the change came from: the API write ("PUT /allocations",
+    # "POST /allocations", "DELETE /allocations", "POST /reshaper") or the
+    # command's name ("load_json", "import_upstream", "audit_allocations",
+    # "demo_cloud"); "internal" for a service called outside both.
     source = models.CharField(max_length=64, default="api")
+    # A change of the consumer's owner made by the same write, e.g.
+    # "project a -> b; consumer_type INSTANCE -> MIGRATION" (the amounts
+    # may be unchanged); empty when the owner stayed.
+    owner_change = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(db_index=True)
 
     class Meta:
