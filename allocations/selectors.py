@@ -31,7 +31,7 @@ from allocations.models import Allocation, Consumer
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 # Providers are stored under their canonical uuid; anything that is not a uuid
 # (a NUL byte included, which PostgreSQL text cannot hold) is a 404.
-from providers.selectors import provider_get
+from providers.selectors import DISABLED_TRAIT, provider_get
 
 #: How a consumer without a type is reported (1.38+), and the filter value for it.
 UNKNOWN_CONSUMER_TYPE = "unknown"
@@ -230,6 +230,9 @@ class ForestNode:
     # On a root: the distinct consumers of its whole tree (one holding the
     # root, a NUMA cell and a NIC is one consumer, not three).
     tree_consumers: int = 0
+    # In a disabled tree: its root carries COMPUTE_STATUS_DISABLED
+    # (providers.selectors.DISABLED_TRAIT).
+    disabled: bool = False
     # For a sharing provider: the roots of the other trees it serves (a
     # provider of theirs is in one of its aggregates), by uuid.
     shares_with: list = field(default_factory=list)
@@ -293,6 +296,7 @@ def provider_forest(*, root_uuid: str | None = None) -> list[ForestNode]:
         node = nodes[pk]
         node.depth = depth
         node.root_uuid = uuid_of[root_pk]
+        node.disabled = DISABLED_TRAIT in nodes[root_pk].traits
         out.append(node)
         for child in children[pk]:
             nodes[child].parent_uuid = node.uuid

@@ -125,6 +125,8 @@ def overview(request):
         "chart": selectors.usage_by_class_chart(totals),
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
+        "disabled_hosts": selectors.disabled_hosts(),
+        "disabled_trait": selectors.DISABLED_TRAIT,
     }
     context["flavors"] = flavor_list()
     context["headroom"] = headroom(context["flavors"])
@@ -220,6 +222,10 @@ def provider_detail(request, uuid):
         "trees_served": selectors.trees_served(rp, traits, [a.pk for a in aggregates]),
         "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
         "traits": traits,
+        # The tree's root carries the trait (a root's traits are at hand).
+        "disabled": selectors.DISABLED_TRAIT in traits if rp.parent_id is None
+        else bool(selectors.disabled_among([rp.pk])),
+        "disabled_trait": selectors.DISABLED_TRAIT,
         "aggregates": aggregates,
         "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
         "consumers": consumers, "consumers_truncated": truncated,
