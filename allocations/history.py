@@ -101,13 +101,17 @@ def as_dict(change):
     }
 
 
-def prune(*, days=None, now=None) -> int:
-    """Delete records older than the retention; returns how many went (0 days: none)."""
+def prune(*, days=None, now=None, dry_run=False) -> int:
+    """Delete records older than the retention (``dry_run``: count them);
+    returns how many went (0 days: none)."""
     days = settings.PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS if days is None else days
     if days <= 0:
         return 0
     cutoff = (now or timezone.now()) - timezone.timedelta(days=days)
-    deleted, _ = AllocationChange.objects.filter(created_at__lt=cutoff).delete()
+    old = AllocationChange.objects.filter(created_at__lt=cutoff)
+    if dry_run:
+        return old.count()
+    deleted, _ = old.delete()
     return deleted
 
 

@@ -71,29 +71,39 @@ def compute():
     return figures
 
 
+def plan(*, now=None, force=False) -> list[UsageSnapshot]:
+    """The rows a snapshot taken ``now`` would write (unsaved; none when the
+    interval has not passed)."""
+    now = now or timezone.now()
+    interval = settings.PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS
+    if interval and not force:
+        last = UsageSnapshot.objects.aggregate(last=Max("taken_at"))["last"]
+        if last is not None and (now - last).total_seconds() < interval:
+            return []
+    return [UsageSnapshot(taken_at=now, aggregate_uuid=scope, resource_class=rc,
+                          capacity=capacity, used=amount)
+            for (scope, rc), (capacity, amount) in sorted(compute().items())]
+
+
 def take(*, now=None, force=False):
     """Write one snapshot; returns the rows written (0 when the interval has not passed)."""
-    now = now or timezone.now()
     with transaction.atomic():
         _lock()
-        interval = settings.PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS
-        if interval and not force:
-            last = UsageSnapshot.objects.aggregate(last=Max("taken_at"))["last"]
-            if last is not None and (now - last).total_seconds() < interval:
-                return 0
-        rows = [UsageSnapshot(taken_at=now, aggregate_uuid=scope, resource_class=rc,
-                              capacity=capacity, used=amount)
-                for (scope, rc), (capacity, amount) in sorted(compute().items())]
+        rows = plan(now=now, force=force)
         UsageSnapshot.objects.bulk_create(rows)
     return len(rows)
 
 
-def prune(*, now=None, days=None):
+def prune(*, now=None, days=None, dry_run=False):
+    """Delete the snapshots past the retention (``dry_run``: count them); returns how many."""
     days = settings.PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS if days is None else days
     if days <= 0:
         return 0
     cutoff = (now or timezone.now()) - timezone.timedelta(days=days)
-    deleted, _ = UsageSnapshot.objects.filter(taken_at__lt=cutoff).delete()
+    old = UsageSnapshot.objects.filter(taken_at__lt=cutoff)
+    if dry_run:
+        return old.count()
+    deleted, _ = old.delete()
     return deleted
 
 
