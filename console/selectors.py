@@ -207,6 +207,17 @@ def provider_consumers(provider: ResourceProvider, limit=200):
     return list(by_consumer.values())[:limit], len(by_consumer) > limit
 
 
+def provider_consumer_rows(provider: ResourceProvider):
+    """Every allocation on the provider as (consumer uuid, project, user,
+    consumer type, class, used) rows, by consumer, streamed (the CSV)."""
+    return (Allocation.objects.filter(resource_provider=provider)
+            .order_by("consumer__uuid", "resource_class__name")
+            .values_list("consumer__uuid", "consumer__project__external_id",
+                         "consumer__user__external_id", "consumer__consumer_type__name",
+                         "resource_class__name", "used")
+            .iterator(chunk_size=2000))
+
+
 def consumer_allocations(consumer: Consumer):
     return list(Allocation.objects.filter(consumer=consumer)
                 .select_related("resource_provider", "resource_class")

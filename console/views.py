@@ -204,9 +204,32 @@ def _more_filters(request, fs):
             for name in MORE_FILTERS for value in request.GET.getlist(name) if value.strip()]
 
 
+def _history_csv(filename, **which):
+    """Every recorded change of a consumer or provider (not the page's latest 50)."""
+    columns = ["created_at", "consumer_uuid", "provider_uuid", "resource_class",
+               "amount_before", "amount_after", "consumer_generation", "request_id",
+               "global_request_id", "user_id", "project_id", "microversion", "source",
+               "owner_change"]
+    rows = history.changes_for(**which).values_list(*columns).iterator(chunk_size=2000)
+    return _csv(filename, columns, ([moment.isoformat(), *rest] for moment, *rest in rows))
+
+
+def _provider_csv(rp, table):
+    if table == "consumers":
+        return _csv(f"provider-{rp.uuid}-consumers.csv",
+                    ["consumer_uuid", "project_id", "user_id", "consumer_type",
+                     "resource_class", "used"],
+                    selectors.provider_consumer_rows(rp))
+    if table == "history":
+        return _history_csv(f"provider-{rp.uuid}-history.csv", provider=rp.uuid)
+    raise Http404(f"no table {table!r} on this page")
+
+
 @staff_required
 def provider_detail(request, uuid):
     rp = get_object_or_404(ResourceProvider, uuid=uuid)
+    if _wants_csv(request):
+        return _provider_csv(rp, request.GET.get("table", ""))
     aggregates = list(rp.aggregates.order_by("uuid"))
     consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
@@ -296,6 +319,16 @@ def consumer_list(request):
 def consumer_detail(request, uuid):
     consumer = get_object_or_404(
         Consumer.objects.select_related("project", "user", "consumer_type"), uuid=uuid)
+    if _wants_csv(request):
+        table = request.GET.get("table", "")
+        if table == "history":
+            return _history_csv(f"consumer-{consumer.uuid}-history.csv", consumer=consumer.uuid)
+        if table != "allocations":
+            raise Http404(f"no table {table!r} on this page")
+        return _csv(f"consumer-{consumer.uuid}-allocations.csv",
+                    ["provider_uuid", "provider_name", "resource_class", "used"],
+                    ([a.resource_provider.uuid, a.resource_provider.name, a.resource_class.name,
+                      a.used] for a in selectors.consumer_allocations(consumer)))
     return render(request, "console/consumer_detail.html", {
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
         **_history(consumer=consumer.uuid)})
@@ -338,6 +371,13 @@ def usage(request):
     except ValueError:
         problem, days = "Days must be a whole number of at least 1.", 7
     since = timezone.now() - timezone.timedelta(days=days)
+    if _wants_csv(request):
+        return _csv("usage.csv", ["taken_at", "aggregate_uuid", "resource_class", "capacity",
+                                  "used"],
+                    ([taken_at.isoformat(), aggregate, rc, capacity, used]
+                     for rc, samples in sorted(snapshots.series(
+                         aggregate_uuid=aggregate, since=since).items())
+                     for taken_at, capacity, used in samples))
     series = snapshots.series(aggregate_uuid=aggregate, since=since)
     aggregates = UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
         "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid")
