@@ -33,7 +33,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from allocations.models import Allocation
 from candidates import combiner, sql
@@ -49,7 +49,7 @@ from providers.models import (
     ProviderTrait,
     ResourceProvider,
 )
-from providers.selectors import disabled_roots
+from providers.selectors import DISABLED_TRAIT
 
 SHOW = 20  # providers or trees listed per step (the counts are always whole)
 CLOSEST = 5
@@ -144,14 +144,14 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
     """Explain ``request``; raises ``errors.BadRequest`` for unknown classes,
     traits, as the API would."""
     ctx = resolve(request)
-    names = _load_everything(ctx)
+    names, disabled = _load_everything(ctx)
     trait_names = {tid: name for name, tid in ctx.trait_ids.items()}
     per_group = []
     groups = []
     for group in ctx.groups:
         choices = choices_by_root(ctx, group)
         per_group.append(choices)
-        groups.append(_explain_group(ctx, group, choices, names, trait_names, show))
+        groups.append(_explain_group(ctx, group, choices, names, trait_names, show, disabled))
     steps, left = _request_steps(ctx, per_group, names, show)
 
     answer = find_candidates(request)
@@ -175,7 +175,9 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
 
 def _load_everything(ctx) -> dict:
     """Fill ``ctx`` as the engine's loaders do, but with every provider and every
-    inventory of the requested classes, usable or not.  Returns {id: name}."""
+    inventory of the requested classes, usable or not.  Returns {id: name}
+    and the ids of the providers in a disabled tree (DISABLED_TRAIT on the
+    root, the one rule of providers.selectors)."""
     class_ids = sorted(ctx.class_names)
     used = {
         (row["resource_provider_id"], row["resource_class_id"]): int(row["u"])
@@ -194,10 +196,17 @@ def _load_everything(ctx) -> dict:
             "pk", "uuid", "name", "parent_id", "root_id").order_by("pk"):
         ctx.providers[pk] = TreeProvider(pk, uuid, parent, root or pk)
         names[pk] = name
-    for pid, tid in ProviderTrait.objects.filter(
-            trait_id__in=list(ctx.trait_ids.values())).values_list(
-            "resource_provider_id", "trait_id"):
-        ctx.providers[pid].traits.add(tid)
+    asked = set(ctx.trait_ids.values())
+    disabled_roots = set()
+    # The disabled trait rides along in the same statement.
+    for pid, tid, trait in ProviderTrait.objects.filter(
+            Q(trait_id__in=list(asked)) | Q(trait__name=DISABLED_TRAIT)).values_list(
+            "resource_provider_id", "trait_id", "trait__name"):
+        if tid in asked:
+            ctx.providers[pid].traits.add(tid)
+        if trait == DISABLED_TRAIT:
+            disabled_roots.add(pid)
+    disabled = {pid for pid, p in ctx.providers.items() if p.root_id in disabled_roots}
     # Every row, not an IN list of every provider: SQLite caps the parameters.
     spelled = {}
     for pid, agg in ProviderAggregate.objects.values_list(
@@ -214,7 +223,7 @@ def _load_everything(ctx) -> dict:
         }
     if ctx.sharing:
         ctx.reaches = sql.trees_reached(ctx.sharing)
-    return names
+    return names, disabled
 
 
 class _Failure(NamedTuple):
@@ -344,13 +353,6 @@ def _shortfall(failure) -> float:
     return 1.0
 
 
-def _disabled_providers() -> set:
-    """Providers in a disabled tree (the one rule, providers.selectors): never
-    named as the ones that came closest, since Nova would not use them."""
-    return set(ResourceProvider.objects.filter(root_id__in=disabled_roots())
-               .values_list("pk", flat=True))
-
-
 _ORDER = ["resource_class_missing", "min_unit", "max_unit", "step_size", "capacity",
           "required", "any_of_traits", "forbidden", "member_of", "in_tree"]
 
@@ -359,7 +361,8 @@ def _sorted_failures(failures):
     return sorted(failures, key=lambda f: _ORDER.index(f[0]))
 
 
-def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplanation:
+def _explain_group(ctx, group, choices, names, trait_names, show,
+                   disabled=frozenset()) -> GroupExplanation:
     s = group.spec.suffix
     spread = not group.spec.use_same_provider
     steps, closest_pool, providers_left = [], [], {}
@@ -392,7 +395,7 @@ def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplan
         providers_left[""] = len(survivors)
         closest_pool = [(pid, f, None) for pid, f in failures.items()
                         if f and not all(k == "resource_class_missing" for k, *_ in f)]
-    disabled = _disabled_providers()
+    # Never a provider Nova would not use (a disabled tree).
     closest_pool = [item for item in closest_pool if item[0] not in disabled]
     closest_pool.sort(key=lambda item: (len(item[1]), sum(map(_shortfall, item[1])),
                                         names[item[0]]))
