@@ -115,3 +115,17 @@ def test_console_views_read_through_console_selectors_only():
     )
     assert outside == []
     assert ".objects" not in source
+
+
+def test_the_candidate_engine_imports_no_api_package():
+    # The engine takes a typed CandidateRequest and returns a typed result:
+    # HTTP shapes live in candidates/api/, which imports the engine, never
+    # the other way round.
+    found = sorted(
+        f"{relative}:{line} imports {module}"
+        for relative, source in _project_files()
+        if relative.startswith("candidates/") and not relative.startswith("candidates/api/")
+        for line, module in _imports(source, relative)
+        if "api" in module.split(".")[1:]
+    )
+    assert found == []
