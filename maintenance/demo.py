@@ -41,7 +41,10 @@ def _uuid(*parts) -> str:
     return str(uuid.uuid5(DEMO, "/".join(str(p) for p in parts)))
 
 
-def _provider(name, parent=None, inventories=None, traits=()):
+def _provider(name, parent=None, inventories=None, traits=(), *, write=True):
+    """Create one provider (``write=False``: only its uuid, for a dry run)."""
+    if not write:
+        return _uuid(name)
     rp = provider_create(name=name, uuid=_uuid(name), parent_provider_uuid=parent)
     if inventories:
         rp, _ = inventories_replace(
@@ -57,23 +60,29 @@ DAYS = 14
 SNAPSHOT_EVERY = datetime.timedelta(hours=6)
 
 
-class _DryRun(Exception):
-    pass
-
-
 def demo_cloud(*, now=None, dry_run=False) -> dict:
-    """Create the cloud in one transaction (rolled back with ``dry_run``);
-    returns counts."""
+    """Create the cloud: the providers in one transaction, then the
+    timeline's allocation writes, each its own outermost transaction (as
+    every allocation write is). With ``dry_run`` nothing is written: the
+    counts are those the timeline would make."""
     now = now or timezone.now()
-    counts = {}
-    try:
-        with transaction.atomic():
-            counts = _demo_cloud(now)
-            if dry_run:
-                raise _DryRun
-    except _DryRun:
-        pass
-    return counts
+    start = now - datetime.timedelta(days=DAYS)
+    if dry_run:
+        events = _timeline(_demo_providers(write=False), start, now)
+        ticks = (now - start) // SNAPSHOT_EVERY + 1
+        consumers = {u for _, _, created in events for u in created}
+        return {"providers": 1 + 4 * 4, "consumers": len(consumers) - len(DELETED),
+                "snapshots": ticks, "writes": len(events)}
+    with transaction.atomic():
+        layout = _demo_providers(write=True)
+    events = _timeline(layout, start, now)
+    clock = _Clock(start)
+    for moment, write, created in events:
+        clock.at(moment, write, created=created)
+    clock.until(now)
+    return {"providers": 1 + 4 * 4, "consumers": Consumer.objects.count(),
+            "snapshots": clock.snapshots, "writes": len(events),
+            "history": AllocationChange.objects.count()}
 
 
 class _Clock:
@@ -100,36 +109,50 @@ class _Clock:
             self.next_snapshot += SNAPSHOT_EVERY
 
 
-def _demo_cloud(now) -> dict:
-    start = now - datetime.timedelta(days=DAYS)
-    catalog_sync()
-    trait_ensure(name="CUSTOM_PHYSNET_DATA")
+# The two instances that come and go: (instance, day up, day down).
+DELETED = ((12, 2, 6), (13, 4, 9))
+
+
+def _demo_providers(*, write) -> tuple:
+    """The providers (written, or with ``write=False`` only their uuids):
+    (the pool, [(compute node, [NUMA cells], NIC), ...])."""
+    if write:
+        catalog_sync()
+        trait_ensure(name="CUSTOM_PHYSNET_DATA")
     aggregate = _uuid("aggregate", "rack-a")
     pool = _provider("storage-pool", inventories={
         "DISK_GB": {"total": 20000, "reserved": 500, "max_unit": 2000}},
-        traits=["MISC_SHARES_VIA_AGGREGATE"])
-    provider_aggregates_set(uuid=pool, aggregate_uuids=[aggregate])
+        traits=["MISC_SHARES_VIA_AGGREGATE"], write=write)
+    if write:
+        provider_aggregates_set(uuid=pool, aggregate_uuids=[aggregate])
     nodes = []
     for n in range(1, 5):
         name = f"compute-{n:02d}"
         traits = ["COMPUTE_STATUS_DISABLED"] if n == 4 else []
         cn = _provider(name, inventories={
             "MEMORY_MB": {"total": 262144, "reserved": 8192, "max_unit": 131072}},
-            traits=["HW_CPU_X86_AVX2", *traits])
-        if n < 4:
+            traits=["HW_CPU_X86_AVX2", *traits], write=write)
+        if n < 4 and write:
             provider_aggregates_set(uuid=cn, aggregate_uuids=[aggregate])
         cells = [
             _provider(f"{name}-numa{cell}", parent=cn, inventories={
                 "PCPU": {"total": 16, "max_unit": 16},
                 "VCPU": {"total": 16, "allocation_ratio": 4.0, "max_unit": 16}},
-                traits=["HW_NUMA_ROOT"])
+                traits=["HW_NUMA_ROOT"], write=write)
             for cell in (0, 1)
         ]
         nic = _provider(f"{name}-nic0", parent=cn, inventories={
             "SRIOV_NET_VF": {"total": 8},
             "NET_BW_EGR_KILOBIT_PER_SEC": {"total": 25_000_000}},
-            traits=["CUSTOM_PHYSNET_DATA"])
+            traits=["CUSTOM_PHYSNET_DATA"], write=write)
         nodes.append((cn, cells, nic))
+    return pool, nodes
+
+
+def _timeline(layout, start, now) -> list:
+    """The fortnight's allocation writes, oldest first: (moment, write, uuids
+    of the consumers it creates)."""
+    pool, nodes = layout
 
     def flavor_on(i, node):
         """Instance ``i``'s resources on ``node`` (its host, a NUMA cell, the
@@ -164,7 +187,7 @@ def _demo_cloud(now) -> dict:
         if i == 4:
             allocations[nodes[1][0]] = {"MEMORY_MB": 4096}
         put(start + hour * (3 + 20 * i), i, allocations, new=True)
-    for i, (up, down) in ((12, (2, 6)), (13, (4, 9))):
+    for i, up, down in DELETED:
         put(start + day * up + hour * 5, i, flavor_on(i, nodes[i % 3]), new=True)
         events.append((start + day * down + hour * 7,
                        lambda u=_uuid("instance", i): allocations_delete(consumer_uuid=u), []))
@@ -179,11 +202,4 @@ def _demo_cloud(now) -> dict:
     move = [consumer(_uuid("migration", 0), flavor_on(0, source), "project-a", "MIGRATION"),
             consumer(_uuid("instance", 0), flavor_on(0, destination), "project-a", "INSTANCE")]
     events.append((now - 3 * hour, lambda: allocations_replace(requests=move), [move[0].uuid]))
-
-    clock = _Clock(start)
-    for moment, write, created in sorted(events, key=lambda e: e[0]):
-        clock.at(moment, write, created=created)
-    clock.until(now)
-    return {"providers": 1 + 4 * 4, "consumers": Consumer.objects.count(),
-            "snapshots": clock.snapshots,
-            "history": AllocationChange.objects.count()}
+    return sorted(events, key=lambda e: e[0])

@@ -27,8 +27,9 @@ class Command(MaintenanceCommand):
         if dry_run:
             self.report = {**counts, "dry_run": True}
             self.stdout.write(f"would load {counts['providers']} providers and "
-                              f"{counts['consumers']} consumers, {counts['snapshots']} usage "
-                              f"snapshots and {counts['history']} history records")
+                              f"{counts['consumers']} consumers in {counts['writes']} "
+                              f"allocation writes, and take {counts['snapshots']} usage "
+                              f"snapshots")
             return EXIT_OK
         password = secrets.token_urlsafe(9)
         user, _ = get_user_model().objects.get_or_create(username="demo")
