@@ -1,6 +1,6 @@
-"""The operator console: pages for staff users. They read; the one thing they
-write is the flavors headroom counts (the Flavors page), through
-``allocations.services``."""
+"""The operator console: pages for staff users. They read, every read through
+``console.selectors``; the one thing they write is the flavors headroom
+counts (the Flavors page), through ``allocations.flavor_services``."""
 import csv
 import itertools
 import time
@@ -11,23 +11,17 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
 from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import explain, history, services, snapshots
+from allocations import flavor_services
 from allocations.forms import FlavorForm
-from allocations.headroom import flavor_list, headroom
-from allocations.models import Consumer, ConsumerType, Flavor, UsageSnapshot
-from console import charts
-from console import selectors
+from console import charts, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
-from providers.filters import ResourceProviderFilterSet
-from providers.models import ProviderAggregate, ResourceProvider
 
 PAGE_SIZE = 50
 ASSETS = Path(__file__).resolve().parent / "static" / "console"
@@ -131,10 +125,9 @@ def _overview_csv(table):
                     ([r.resource_class, r.total, r.reserved, r.ratio_min, r.ratio_max,
                       r.capacity, r.used, r.free] for r in selectors.class_totals()))
     if table == "headroom":
-        flavors = flavor_list()
-        counts = headroom(flavors)
+        flavors, counts = selectors.headroom_table()
         return _csv("headroom.csv", ["flavor", "resources", "aggregate", "instances"],
-                    ([flavor.name, services.flavor_text(flavor), agg, n]
+                    ([flavor.name, flavor_services.flavor_text(flavor), agg, n]
                      for flavor in flavors
                      for agg, n in [("", counts[flavor.name]["cloud"]),
                                     *counts[flavor.name]["aggregates"].items()]))
@@ -157,9 +150,10 @@ def overview(request):
         "chart": selectors.usage_by_class_chart(totals),
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
+        "disabled_hosts": selectors.disabled_hosts(),
+        "disabled_trait": selectors.DISABLED_TRAIT,
     }
-    context["flavors"] = flavor_list()
-    context["headroom"] = headroom(context["flavors"])
+    context["flavors"], context["headroom"] = selectors.headroom_table()
     context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
     context["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return render(request, "console/overview.html", context)
@@ -173,7 +167,7 @@ def flavors(request):
     form = FlavorForm(request.POST if request.method == "POST" else None)
     if form.is_bound and form.is_valid():
         try:
-            services.flavor_create(name=form.cleaned_data["name"],
+            flavor_services.flavor_create(name=form.cleaned_data["name"],
                                    resources=form.cleaned_data["resources"])
         except errors.PlacementError as exc:  # e.g. the name was taken meanwhile
             form.add_error(None, exc.detail)
@@ -181,10 +175,10 @@ def flavors(request):
             return redirect("console:flavors")
     configured = list(settings.PLACEMENT_FLAVORS)
     taken = {f.name for f in configured}
-    stored = [(f, f.name in taken) for f in Flavor.objects.order_by("name")]
+    stored = [(f, f.name in taken) for f in selectors.stored_flavors()]
     if _wants_csv(request):
         return _csv("flavors.csv", ["name", "resources", "defined_in", "counted"], [
-            *([f.name, services.flavor_text(f), "settings", "yes"] for f in configured),
+            *([f.name, flavor_services.flavor_text(f), "settings", "yes"] for f in configured),
             *([f.name, f.resources, "console", "no" if shadowed else "yes"]
               for f, shadowed in stored)])
     return render(request, "console/flavors.html", {
@@ -194,9 +188,11 @@ def flavors(request):
 @staff_required
 @require_POST
 def flavor_delete(request, pk):
-    flavor = get_object_or_404(Flavor, pk=pk)
+    flavor = selectors.stored_flavor(pk)
+    if flavor is None:
+        raise Http404("no such flavor")
     try:
-        services.flavor_delete(name=flavor.name)
+        flavor_services.flavor_delete(name=flavor.name)
     except errors.NotFound:
         pass  # deleted meanwhile: what was asked for
     return redirect("console:flavors")
@@ -206,9 +202,7 @@ def flavor_delete(request, pk):
 def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
-    fs = ResourceProviderFilterSet(
-        request.GET or None, queryset=ResourceProvider.objects.order_by("name"), lenient=True
-    )
+    fs = selectors.provider_filter(request.GET or None)
     qs = fs.qs
     if _wants_csv(request):
         return _csv("providers.csv", ["uuid", "name", "parent_uuid", "generation",
@@ -234,15 +228,39 @@ def _more_filters(request, fs):
             for name in MORE_FILTERS for value in request.GET.getlist(name) if value.strip()]
 
 
+def _history_csv(filename, **which):
+    """Every recorded change of a consumer or provider (not the page's latest 50)."""
+    columns = ["created_at", "consumer_uuid", "provider_uuid", "resource_class",
+               "amount_before", "amount_after", "consumer_generation", "request_id",
+               "global_request_id", "user_id", "project_id", "microversion", "source",
+               "owner_change"]
+    return _csv(filename, columns, ([moment.isoformat(), *rest]
+                                    for moment, *rest in selectors.change_rows(columns, **which)))
+
+
+def _provider_csv(rp, table):
+    if table == "consumers":
+        return _csv(f"provider-{rp.uuid}-consumers.csv",
+                    ["consumer_uuid", "project_id", "user_id", "consumer_type",
+                     "resource_class", "used"],
+                    selectors.provider_consumer_rows(rp))
+    if table == "history":
+        return _history_csv(f"provider-{rp.uuid}-history.csv", provider=rp.uuid)
+    raise Http404(f"no table {table!r} on this page")
+
+
 @staff_required
 def provider_detail(request, uuid):
-    rp = get_object_or_404(ResourceProvider, uuid=uuid)
-    aggregates = list(rp.aggregates.order_by("uuid"))
+    rp = selectors.provider(uuid)
+    if rp is None:
+        raise Http404("no such resource provider")
+    if _wants_csv(request):
+        return _provider_csv(rp, request.GET.get("table", ""))
+    aggregates = selectors.provider_aggregates(rp)
     consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
-    traits = list(rp.traits.order_by("name").values_list("name", flat=True))
-    tree_aggregates = ProviderAggregate.objects.filter(
-        resource_provider_id__in=[node.pk for _, node in tree]).values_list("aggregate_id", flat=True)
+    traits = selectors.provider_trait_names(rp)
+    tree_aggregates = selectors.tree_aggregate_ids([node.pk for _, node in tree])
     return render(request, "console/provider_detail.html", {
         "rp": rp,
         "tree": tree,
@@ -252,8 +270,12 @@ def provider_detail(request, uuid):
         "trees_served": selectors.trees_served(rp, traits, [a.pk for a in aggregates]),
         "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
         "traits": traits,
+        # The tree's root carries the trait (a root's traits are at hand).
+        "disabled": selectors.DISABLED_TRAIT in traits if rp.parent_id is None
+        else bool(selectors.disabled_among([rp.pk])),
+        "disabled_trait": selectors.DISABLED_TRAIT,
         "aggregates": aggregates,
-        "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
+        "sharing": selectors.sharing_providers(rp, tree_aggregates),
         "consumers": consumers, "consumers_truncated": truncated,
         **_history(provider=rp.uuid),
     })
@@ -296,15 +318,8 @@ def consumer_list(request):
                      for row in selectors.project_totals(limit=None)
                      for rc, n in row["used"].items()))
     q = request.GET.get("q", "").strip()
-    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
-        n_allocations=Count("allocations")).order_by("uuid")
-    if q:
-        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q) | Q(user__external_id=q))
     consumer_type = request.GET.get("type", "").strip()
-    if consumer_type == "unknown":
-        qs = qs.filter(consumer_type__isnull=True)
-    elif consumer_type:
-        qs = qs.filter(consumer_type__name=consumer_type)
+    qs = selectors.consumers(q, consumer_type)
     if _wants_csv(request):
         return _csv("consumers.csv", ["uuid", "project", "user", "consumer_type", "generation",
                                       "allocations"],
@@ -314,14 +329,25 @@ def consumer_list(request):
     return render(request, "console/consumer_list.html", {
         "page": _page(request, qs), "q": q, "query": _query_without_page(request),
         "type": consumer_type,
-        "types": list(ConsumerType.objects.order_by("name").values_list("name", flat=True)),
+        "types": selectors.consumer_type_names(),
         "projects": selectors.project_totals()})
 
 
 @staff_required
 def consumer_detail(request, uuid):
-    consumer = get_object_or_404(
-        Consumer.objects.select_related("project", "user", "consumer_type"), uuid=uuid)
+    consumer = selectors.consumer(uuid)
+    if consumer is None:
+        raise Http404("no such consumer")
+    if _wants_csv(request):
+        table = request.GET.get("table", "")
+        if table == "history":
+            return _history_csv(f"consumer-{consumer.uuid}-history.csv", consumer=consumer.uuid)
+        if table != "allocations":
+            raise Http404(f"no table {table!r} on this page")
+        return _csv(f"consumer-{consumer.uuid}-allocations.csv",
+                    ["provider_uuid", "provider_name", "resource_class", "used"],
+                    ([a.resource_provider.uuid, a.resource_provider.name, a.resource_class.name,
+                      a.used] for a in selectors.consumer_allocations(consumer)))
     return render(request, "console/consumer_detail.html", {
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
         **_history(consumer=consumer.uuid)})
@@ -332,7 +358,7 @@ HISTORY_ROWS = 50
 
 def _history(**which):
     """The latest allocation changes of a consumer or provider, newest first."""
-    rows = list(history.changes_for(**which).order_by("-created_at", "-id")[:HISTORY_ROWS + 1])
+    rows = selectors.latest_changes(HISTORY_ROWS + 1, **which)
     return {"history": rows[:HISTORY_ROWS], "history_truncated": len(rows) > HISTORY_ROWS,
             "history_by": next(iter(which))}
 
@@ -342,11 +368,11 @@ SHOW_REMOVED = 15
 
 @staff_required
 def why_no_candidates(request):
-    query = request.GET.get("q", "").strip()
-    context = {"q": query}
-    if query:
+    text = request.GET.get("q", "").strip()
+    context = {"q": text}
+    if text:
         try:
-            context["result"] = explain.explain(explain.parse_query(query), show=SHOW_REMOVED)
+            context["result"] = selectors.explanation(text, show=SHOW_REMOVED)
         except errors.PlacementError as exc:
             context["problem"] = str(exc)
     return render(request, "console/why.html", context)
@@ -370,11 +396,15 @@ def usage(request):
         problem = f"Days must be a whole number from 1 to at most {USAGE_MAX_DAYS}."
         days = 7
     since = timezone.now() - timezone.timedelta(days=days)
-    series = snapshots.series(aggregate_uuid=aggregate, since=since)
-    aggregates = UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
-        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid")
+    series = selectors.usage_series(aggregate, since)
+    if _wants_csv(request):
+        return _csv("usage.csv", ["taken_at", "aggregate_uuid", "resource_class", "capacity",
+                                  "used"],
+                    ([taken_at.isoformat(), aggregate, rc, capacity, used]
+                     for rc, samples in sorted(series.items())
+                     for taken_at, capacity, used in samples))
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
-        "aggregates": list(aggregates), "aggregate": aggregate, "days": days,
+        "aggregates": selectors.snapshot_aggregates(), "aggregate": aggregate, "days": days,
         "problem": problem, "max_days": USAGE_MAX_DAYS,
     }, status=400 if problem else 200)

@@ -14,12 +14,16 @@ transaction.
 """
 from __future__ import annotations
 
+import uuid
+
 from django.db import transaction
 
+from allocations import history
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpError
 from maintenance.validation import MAX_SHOWN, dump_problems, state_problems
 from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from placement_site import request_scope
 from resource_classes.models import ResourceClass, Trait
 
 
@@ -28,7 +32,8 @@ class DryRunRollback(Exception):
 
 
 def load_data(data: dict, *, dry_run: bool = False,
-              allow_over_capacity: bool = False) -> tuple[dict[str, dict[str, int]], list[str]]:
+              allow_over_capacity: bool = False,
+              source: str = "load_json") -> tuple[dict[str, dict[str, int]], list[str]]:
     """Make the database hold what ``data`` describes; safe to run again.
 
     Rows are matched by uuid or name.  Providers and consumers present in
@@ -40,8 +45,10 @@ def load_data(data: dict, *, dry_run: bool = False,
     capacity of every provider and class; any problem refuses the file and
     nothing is written.  ``allow_over_capacity`` lets capacity problems
     through (restoring a cloud over-committed on purpose); they are
-    returned.  Returns (per kind ``{"total": n, "created": n, "updated":
-    n}``, the capacity problems let through).
+    returned.  Each amount that changed is recorded in the allocation
+    history under ``source`` (the command's name), so a first load leaves
+    every consumer's starting record.  Returns (per kind ``{"total": n,
+    "created": n, "updated": n}``, the capacity problems let through).
     """
     if not isinstance(data, dict) or data.get("format") != DUMP_FORMAT:
         raise DumpError(f"not a {DUMP_FORMAT} document")
@@ -68,7 +75,8 @@ def load_data(data: dict, *, dry_run: bool = False,
         for rp in data.get("resource_providers", [])]}
     counts: dict[str, dict[str, int]] = {}
     try:
-        with transaction.atomic():
+        caller = request_scope.Caller(request_id=f"req-{uuid.uuid4()}", source=source)
+        with transaction.atomic(), request_scope.bound(caller):
             counts = bulk_load(data)
             if dry_run:
                 raise DryRunRollback
@@ -255,6 +263,7 @@ def _load_consumers(consumers, pks, provider_pk, count):
                                          "generation"], batch_size=500)
     count("consumers", len(consumers), len(new_c), len(upd_c))
     c_pk = dict(Consumer.objects.filter(uuid__in=cuuids).values_list("uuid", "pk"))
+    before = history.snapshot(c_pk.values())
     want_a = {}
     for c in consumers:
         for a in c.get("allocations", []):
@@ -274,4 +283,7 @@ def _load_consumers(consumers, pks, provider_pk, count):
             upd_a.append(a)
     Allocation.objects.bulk_create(new_a, batch_size=500)
     Allocation.objects.bulk_update(upd_a, ["used"], batch_size=500)
+    if before is not None:
+        history.record(before, history.snapshot(c_pk.values()) or {},
+                       {c["uuid"]: c.get("generation", 0) for c in consumers})
     count("allocations", len(want_a), len(new_a), len(upd_a))

@@ -2,12 +2,12 @@
 
 The operator's question after a "No valid host": which request group, and
 which of its constraints, removed which providers.  The answer is worked out
-with the candidate engine's own pieces (``allocations.engine``: name
+with the candidate engine's own pieces (``candidates.choices`` and ``candidates.context``: name
 resolution, the per-group choice builders, the root filter; the combiner's
 checks), run over a context that holds *every* inventory of the requested
 classes rather than only the usable ones, so that each provider the engine
 would drop can be given its reason with the numbers.  The candidates
-themselves come from :func:`engine.find_candidates`, so the verdict cannot
+themselves come from :func:`candidates.engine.find_candidates`, so the verdict cannot
 disagree with ``GET /allocation_candidates``.
 
 Three levels, in the order the engine applies them:
@@ -33,20 +33,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from django.db.models import Sum
-from django.http import QueryDict
+from django.db.models import Q, Sum
 
-from allocations import combiner, engine, engine_sql as sql
-from allocations.api import candidates_schemas
 from allocations.models import Allocation
-from placement_site import errors
-from placement_site.microversion import MAX_VERSION
-from placement_site.querystring import (
-    CandidateRequest,
-    last_values,
-    parse_candidate_request,
-    validate_query,
-)
+from candidates import combiner, sql
+from candidates.choices import amount_fits, anchors, choices_by_root, problem, usable_roots
+from candidates.context import SHARES_TRAIT, TreeProvider, add_inventory, resolve
+from candidates.engine import find_candidates
+from candidates.query import group_text, request_text
+from placement_site.querystring import CandidateRequest
 from placement_site.uuids import normalize_uuid
 from providers.models import (
     Inventory,
@@ -54,6 +49,7 @@ from providers.models import (
     ProviderTrait,
     ResourceProvider,
 )
+from providers.selectors import DISABLED_TRAIT
 
 SHOW = 20  # providers or trees listed per step (the counts are always whole)
 CLOSEST = 5
@@ -141,76 +137,27 @@ class Explanation:
         return dataclasses.asdict(self)
 
 
-# -- Reading a query --------------------------------------------------------------
-
-
-def parse_query(text: str) -> CandidateRequest:
-    """An allocation-candidates query string (leading ``?`` optional) read as
-    the API reads it at the newest microversion, except that a missing
-    ``group_policy`` means ``none`` so a query can be explored before it is
-    complete.  Raises ``errors.BadRequest`` with the API's words."""
-    query = QueryDict(text.strip().lstrip("?"))
-    if not query:
-        raise errors.BadRequest("The query is empty; give e.g. resources=VCPU:1.")
-    validate_query(last_values(query), candidates_schemas.query_schema(MAX_VERSION))
-    return parse_candidate_request(query, strict=False)
-
-
-def request_text(request: CandidateRequest) -> str:
-    parts = [_group_text(g) for g in request.groups]
-    if request.group_policy:
-        parts.append(f"group_policy={request.group_policy}")
-    rr = sorted(request.root_required) + [f"!{t}" for t in sorted(request.root_forbidden)]
-    if rr:
-        parts.append("root_required=" + ",".join(rr))
-    for suffixes in request.same_subtree:
-        parts.append("same_subtree=" + ",".join(suffixes))
-    if request.limit is not None:
-        parts.append(f"limit={request.limit}")
-    return "&".join(p for p in parts if p)
-
-
-def _group_text(g) -> str:
-    s = g.suffix
-    parts = []
-    if g.resources:
-        parts.append(f"resources{s}=" + ",".join(f"{rc}:{n}" for rc, n in g.resources.items()))
-    for any_of in g.required.any_of:
-        names = sorted(any_of)
-        parts.append(f"required{s}=" + (f"in:{','.join(names)}" if len(names) > 1 else names[0]))
-    if g.required.forbidden:
-        parts.append(f"required{s}=" + ",".join(f"!{t}" for t in sorted(g.required.forbidden)))
-    for any_of in g.member_of.any_of:
-        uuids = sorted(any_of)
-        parts.append(f"member_of{s}=" + (f"in:{','.join(uuids)}" if len(uuids) > 1 else uuids[0]))
-    if g.member_of.forbidden:
-        parts.append(f"member_of{s}=!" + ",".join(sorted(g.member_of.forbidden)))
-    if g.in_tree:
-        parts.append(f"in_tree{s}={g.in_tree}")
-    return "&".join(parts)
-
-
 # -- The diagnosis ------------------------------------------------------------------
 
 
 def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
     """Explain ``request``; raises ``errors.BadRequest`` for unknown classes,
     traits, as the API would."""
-    ctx = engine._resolve(request)
-    names = _load_everything(ctx)
+    ctx = resolve(request)
+    names, disabled = _load_everything(ctx)
     trait_names = {tid: name for name, tid in ctx.trait_ids.items()}
     per_group = []
     groups = []
     for group in ctx.groups:
-        choices = engine._choices_by_root(ctx, group)
+        choices = choices_by_root(ctx, group)
         per_group.append(choices)
-        groups.append(_explain_group(ctx, group, choices, names, trait_names, show))
+        groups.append(_explain_group(ctx, group, choices, names, trait_names, show, disabled))
     steps, left = _request_steps(ctx, per_group, names, show)
 
-    answer = engine.find_candidates(request)
+    answer = find_candidates(request)
     found = len(answer.allocation_requests)
     if request.limit is not None:
-        unlimited = len(engine.find_candidates(dataclasses.replace(request, limit=None))
+        unlimited = len(find_candidates(dataclasses.replace(request, limit=None))
                         .allocation_requests)
         if unlimited > found:
             steps.append(Step(f"limit={request.limit}", "limit", unlimited - found, [],
@@ -227,8 +174,10 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
 
 
 def _load_everything(ctx) -> dict:
-    """Fill ``ctx`` like engine._load does, but with every provider and every
-    inventory of the requested classes, usable or not.  Returns {id: name}."""
+    """Fill ``ctx`` as the engine's loaders do, but with every provider and every
+    inventory of the requested classes, usable or not.  Returns {id: name}
+    and the ids of the providers in a disabled tree (DISABLED_TRAIT on the
+    root, the one rule of providers.selectors)."""
     class_ids = sorted(ctx.class_names)
     used = {
         (row["resource_provider_id"], row["resource_class_id"]): int(row["u"])
@@ -236,7 +185,7 @@ def _load_everything(ctx) -> dict:
         .values("resource_provider_id", "resource_class_id").annotate(u=Sum("used")).order_by()
     }
     # In the shape of the engine's Q1 rows, so that the engine files them.
-    engine._add_inventory(ctx, [
+    add_inventory(ctx, [
         (inv.resource_provider_id, inv.resource_class_id, inv.total, inv.reserved,
          inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio,
          used.get((inv.resource_provider_id, inv.resource_class_id), 0), inv.pk)
@@ -245,12 +194,19 @@ def _load_everything(ctx) -> dict:
     names = {}
     for pk, uuid, name, parent, root in ResourceProvider.objects.values_list(
             "pk", "uuid", "name", "parent_id", "root_id").order_by("pk"):
-        ctx.providers[pk] = engine.TreeProvider(pk, uuid, parent, root or pk)
+        ctx.providers[pk] = TreeProvider(pk, uuid, parent, root or pk)
         names[pk] = name
-    for pid, tid in ProviderTrait.objects.filter(
-            trait_id__in=list(ctx.trait_ids.values())).values_list(
-            "resource_provider_id", "trait_id"):
-        ctx.providers[pid].traits.add(tid)
+    asked = set(ctx.trait_ids.values())
+    disabled_roots = set()
+    # The disabled trait rides along in the same statement.
+    for pid, tid, trait in ProviderTrait.objects.filter(
+            Q(trait_id__in=list(asked)) | Q(trait__name=DISABLED_TRAIT)).values_list(
+            "resource_provider_id", "trait_id", "trait__name"):
+        if tid in asked:
+            ctx.providers[pid].traits.add(tid)
+        if trait == DISABLED_TRAIT:
+            disabled_roots.add(pid)
+    disabled = {pid for pid, p in ctx.providers.items() if p.root_id in disabled_roots}
     # Every row, not an IN list of every provider: SQLite caps the parameters.
     spelled = {}
     for pid, agg in ProviderAggregate.objects.values_list(
@@ -259,7 +215,7 @@ def _load_everything(ctx) -> dict:
         if canonical is None:
             canonical = spelled[agg] = normalize_uuid(agg) or agg
         ctx.providers[pid].aggs.add(canonical)
-    shares = ctx.trait_ids.get(engine.SHARES_TRAIT)
+    shares = ctx.trait_ids.get(SHARES_TRAIT)
     with_inventory = {rp for rp, _ in ctx.inventory}
     if shares is not None:
         ctx.sharing = {
@@ -267,7 +223,7 @@ def _load_everything(ctx) -> dict:
         }
     if ctx.sharing:
         ctx.reaches = sql.trees_reached(ctx.sharing)
-    return names
+    return names, disabled
 
 
 class _Failure(NamedTuple):
@@ -354,25 +310,47 @@ def _funnel(pool_failures: dict, names, ctx, show, resource_class=None) -> tuple
             if (failure.kind, failure.constraint) not in order:
                 order.append((failure.kind, failure.constraint))
     order.sort(key=lambda kc: _ORDER.index(kc[0]))
+    # A provider goes at the first step it fails, whichever of its failures
+    # that is (one lacking two classes goes at the first class's step).
+    position = {kc: i for i, kc in enumerate(order)}
+    first = {}  # provider id -> (step index, its failure there)
+    for pid, failures in pool_failures.items():
+        if failures:
+            first[pid] = min(((position[(f.kind, f.constraint)], f) for f in failures),
+                             key=lambda item: item[0])
     left = len(pool_failures)
     steps = []
-    for kind, constraint in order:
-        removed = sorted(
-            (pid for pid, f in pool_failures.items()
-             if f and (f[0][0], f[0][1]) == (kind, constraint)),
-            key=lambda pid: names[pid],
-        )
+    for index, (kind, constraint) in enumerate(order):
+        removed = sorted((pid for pid, (i, _) in first.items() if i == index),
+                         key=lambda pid: names[pid])
         if not removed:
             continue
         left -= len(removed)
         steps.append(Step(
             constraint, kind, len(removed),
-            [Removed(ctx.providers[pid].uuid, names[pid], pool_failures[pid][0].reason,
-                     pool_failures[pid][0].numbers, pool_failures[pid][0].resource_class)
+            [Removed(ctx.providers[pid].uuid, names[pid], first[pid][1].reason,
+                     first[pid][1].numbers, first[pid][1].resource_class)
              for pid in removed[:show]],
             left, resource_class))
     survivors = {pid for pid, f in pool_failures.items() if not f}
     return steps, survivors
+
+
+def _shortfall(failure) -> float:
+    """How far a failure is from passing, as a share of the amount asked
+    (0: just missed; 1: as far as it gets): orders the providers that came
+    closest among those failing as many constraints."""
+    n = failure.numbers
+    if failure.kind == "capacity":
+        return min(1.0, (n["asked"] - max(n["free"], 0)) / n["asked"])
+    if failure.kind == "max_unit":
+        return min(1.0, (n["asked"] - n["max_unit"]) / n["asked"])
+    if failure.kind == "min_unit":
+        return min(1.0, (n["min_unit"] - n["asked"]) / n["min_unit"])
+    if failure.kind == "step_size":
+        off = n["asked"] % n["step_size"]
+        return min(off, n["step_size"] - off) / n["asked"]
+    return 1.0
 
 
 _ORDER = ["resource_class_missing", "min_unit", "max_unit", "step_size", "capacity",
@@ -383,7 +361,8 @@ def _sorted_failures(failures):
     return sorted(failures, key=lambda f: _ORDER.index(f[0]))
 
 
-def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplanation:
+def _explain_group(ctx, group, choices, names, trait_names, show,
+                   disabled=frozenset()) -> GroupExplanation:
     s = group.spec.suffix
     spread = not group.spec.use_same_provider
     steps, closest_pool, providers_left = [], [], {}
@@ -416,7 +395,10 @@ def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplan
         providers_left[""] = len(survivors)
         closest_pool = [(pid, f, None) for pid, f in failures.items()
                         if f and not all(k == "resource_class_missing" for k, *_ in f)]
-    closest_pool.sort(key=lambda item: (len(item[1]), names[item[0]]))
+    # Never a provider Nova would not use (a disabled tree).
+    closest_pool = [item for item in closest_pool if item[0] not in disabled]
+    closest_pool.sort(key=lambda item: (len(item[1]), sum(map(_shortfall, item[1])),
+                                        names[item[0]]))
     closest = [
         Closest(ctx.providers[pid].uuid, names[pid], [x.reason for x in f], cname,
                 [Reason(x.kind, x.reason, x.numbers, x.resource_class) for x in f])
@@ -432,7 +414,7 @@ def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplan
             sharing.append({"uuid": ctx.providers[pid].uuid, "name": names[pid],
                             "classes": classes, "trees_reached": len(reached)})
     return GroupExplanation(
-        suffix=s, query=_group_text(group.spec), spread=spread, steps=steps,
+        suffix=s, query=group_text(group.spec), spread=spread, steps=steps,
         providers_left=providers_left, tree_steps=tree_steps, trees_left=len(choices),
         sharing=sharing, closest=closest,
     )
@@ -449,29 +431,33 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
         if amount is None:
             continue
         p = ctx.providers[pid]
-        if engine._amount_fits(entry, amount) and not (
+        if amount_fits(entry, amount) and not (
             _provider_failures(ctx, group, p, trait_names, spread=True)
         ):
-            for root in engine._anchors(ctx, pid, p):
+            for root in anchors(ctx, pid, p):
                 able.setdefault(root, set()).add(rc)
     missing_steps, trait_lost = {}, []
+    class_ids = {ctx.class_names[rc]: rc for rc in group.resources}
     for root in sorted(set(able) - set(choices), key=lambda r: names[r]):
         lacking = sorted(ctx.class_names[rc] for rc in set(group.resources) - able[root])
         if lacking:
-            missing_steps.setdefault(lacking[0], []).append((root, lacking))
+            why = _tree_class_failure(ctx, group, root, class_ids[lacking[0]], lacking, names,
+                                      trait_names)
+            missing_steps.setdefault((lacking[0], why.kind), []).append((root, lacking, why))
         else:
             trait_lost.append(root)
     steps = []
     left = len(set(able))
-    for cname, roots in sorted(missing_steps.items()):
+    for (cname, kind), roots in sorted(missing_steps.items(),
+                                       key=lambda kv: (kv[0][0], _ORDER.index(kv[0][1]))):
         left -= len(roots)
         steps.append(Step(
-            f"resources{s}={cname}:{group.spec.resources[cname]}", "resource_class_missing",
-            len(roots),
-            [Removed(ctx.providers[r].uuid, names[r],
-                     "no provider of this tree, nor a sharing provider in an aggregate "
-                     f"with it, can give {', '.join(lacking)}", {"classes": lacking})
-             for r, lacking in roots[:show]],
+            f"resources{s}={cname}:{group.spec.resources[cname]}", kind, len(roots),
+            # No resource_class on the removal: its sentence names a
+            # provider besides the numbers, so it is shown as written.
+            [Removed(ctx.providers[r].uuid, names[r], why.reason,
+                     {"classes": lacking, **why.numbers})
+             for r, lacking, why in roots[:show]],
             left, cname))
     if trait_lost:
         left -= len(trait_lost)
@@ -486,6 +472,35 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
     return steps
 
 
+def _tree_class_failure(ctx, group, root, rc, lacking, names, trait_names) -> _Failure:
+    """Why no provider of tree ``root`` (nor a sharing provider reaching it)
+    can give the group's amount of class ``rc`` (the first of the classes
+    ``lacking``): missing when none has the class, else the failure of the
+    one that came closest (max_unit, capacity, ...), naming it."""
+    amount = group.resources[rc]
+    cname = ctx.class_names[rc]
+    constraint = f"resources{group.spec.suffix}={cname}:{amount}"
+    nearest = []
+    for (pid, inv_rc) in ctx.inventory:
+        p = ctx.providers[pid]
+        if inv_rc != rc or root not in anchors(ctx, pid, p):
+            continue
+        failures = _sorted_failures(
+            _class_failures(ctx, pid, rc, amount, constraint)
+            + _provider_failures(ctx, group, p, trait_names, spread=True))
+        if failures:
+            nearest.append((len(failures), sum(map(_shortfall, failures)), names[pid],
+                            failures[0]))
+    where = "no provider of this tree, nor a sharing provider in an aggregate with it,"
+    if not nearest:
+        return _Failure("resource_class_missing", constraint,
+                        f"{where} can give {', '.join(lacking)}", {})
+    *_, name, failure = min(nearest, key=lambda item: item[:3])
+    return _Failure(failure.kind, constraint,
+                    f"{where} can give {cname}:{amount}; closest: {name} ({failure.reason})",
+                    failure.numbers, cname)
+
+
 def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
     """Trees every group can use, then those removed by root_required, group
     policy, same_subtree and the groups' combined amounts."""
@@ -495,7 +510,7 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
     together = set(per_group[0])
     for choices in per_group[1:]:
         together &= set(choices)
-    alive = set(engine._usable_roots(ctx, per_group))
+    alive = set(usable_roots(ctx, per_group))
     lost = sorted(together - alive, key=lambda r: names[r])
     if lost:
         request = ctx.request
@@ -506,15 +521,15 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
             [Removed(ctx.providers[r].uuid, names[r],
                      f"root {names[r]} does not match root_required={text}") for r in lost[:show]],
             len(alive)))
-    problem = engine._problem(ctx)
+    whole = problem(ctx)
     relaxed = {
-        "group_policy": dataclasses.replace(problem, isolated_groups=[False] * len(per_group)),
-        "same_subtree": dataclasses.replace(problem, same_subtree=[]),
+        "group_policy": dataclasses.replace(whole, isolated_groups=[False] * len(per_group)),
+        "same_subtree": dataclasses.replace(whole, same_subtree=[]),
     }
     removed = {"group_policy": [], "same_subtree": [], "combined": []}
     for root in sorted(alive, key=lambda r: names[r]):
         choices = [c[root] for c in per_group]
-        if next(combiner.tree_combinations(choices, problem), None) is not None:
+        if next(combiner.tree_combinations(choices, whole), None) is not None:
             continue
         for key, relaxed_problem in relaxed.items():
             if next(combiner.tree_combinations(choices, relaxed_problem), None) is not None:
@@ -527,8 +542,7 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
         "group_policy": ("group_policy=isolate", "group_policy",
                          "the suffixed groups can only be met by sharing a provider"),
         "same_subtree": ("same_subtree=" + ";".join(",".join(x) for x in ctx.request.same_subtree),
-                         "same_subtree",
-                         "the groups' providers are never under one common ancestor"),
+                         "same_subtree", None),  # per tree: _same_subtree_reason
         "combined": ("resources", "combined_capacity",
                      "the groups together ask more than one provider's free capacity "
                      "or max_unit"),
@@ -540,9 +554,30 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
         left -= len(roots)
         constraint, kind, reason = texts[key]
         steps.append(Step(constraint, kind, len(roots),
-                          [Removed(ctx.providers[r].uuid, names[r], reason) for r in roots[:show]],
+                          [Removed(ctx.providers[r].uuid, names[r],
+                                   reason or _same_subtree_reason(ctx, per_group, r, names))
+                           for r in roots[:show]],
                           left))
     return steps, left
+
+
+def _same_subtree_reason(ctx, per_group, root, names) -> str:
+    """Why tree ``root`` fails same_subtree: every provider is under the root,
+    but the rule wants one of the named groups' own providers above (or the
+    same as) all the others; name the providers each group could use."""
+    index = {g.spec.suffix: i for i, g in enumerate(ctx.groups)}
+    parts = []
+    for suffixes in ctx.request.same_subtree:
+        for suffix in suffixes:
+            if suffix not in index:
+                continue
+            used = sorted({names[p] for choice in per_group[index[suffix]][root]
+                           for p in choice.providers})
+            more = f" and {len(used) - 3} more" if len(used) > 3 else ""
+            parts.append(f"{suffix}: {', '.join(used[:3])}{more}")
+    return (f"in tree {names[root]}, none of the providers the groups could use is an "
+            f"ancestor (or the same) of the others, as same_subtree needs "
+            f"({'; '.join(parts)})")
 
 
 def _verdict(found, groups, steps) -> str:
