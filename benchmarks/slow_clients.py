@@ -89,9 +89,10 @@ def measure(port, args, *, slow=4, idle=0, env_extra=None, wait=120):
             for sock in conns:
                 sock.settimeout(max(1.0, wait - (time.monotonic() - started)))
                 try:
-                    answers.append((round(time.monotonic() - started, 2), read_status(sock)))
+                    answer = read_status(sock)
                 except OSError:
-                    answers.append((round(time.monotonic() - started, 2), None))
+                    answer = None
+                answers.append((round(time.monotonic() - started, 2), answer))
                 sock.close()
             for sock in idles:
                 sock.close()
