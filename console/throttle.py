@@ -9,7 +9,7 @@ one address (whatever the names), that address is refused for every name.
 A name is never locked from everywhere: failures typed elsewhere cannot
 lock an operator out. A successful log-in clears its (name, address)
 count. Both the console's and the Django admin's log-in forms go through
-here; ``manage.py login_unlock`` lifts a lock.
+here; ``manage.py login_unlock`` lifts a lock (``matching``).
 
 The name is counted as Django authenticates it: folded to NFKC by the form's
 user name field (so a full-width spelling is the same account), then
@@ -98,19 +98,19 @@ def record_success(address: str, username: str) -> None:
     LoginFailure.objects.filter(key=pair_key(username, address)).delete()
 
 
-def unlock(*, username: str | None = None, address: str | None = None) -> int:
-    """Lift the locks of a name (from every address), of an address (and
-    every name's count from it), or of one (name, address) pair. Returns
-    how many counts were removed."""
+def matching(*, username: str | None = None, address: str | None = None):
+    """The counts that lock a name (from every address), an address (and
+    every name's count from it), or one (name, address) pair: what
+    ``manage.py login_unlock`` removes."""
     rows = LoginFailure.objects.all()
     if username is not None and address is not None:
-        rows = rows.filter(key=pair_key(username, address))
-    elif username is not None:
-        rows = rows.filter(key__startswith="pair:", key__endswith="|" + fold(username))
-    elif address is not None:
-        rows = rows.filter(key=address_key(address)) | rows.filter(
+        return rows.filter(key=pair_key(username, address))
+    if username is not None:
+        return rows.filter(key__startswith="pair:", key__endswith="|" + fold(username))
+    if address is not None:
+        return rows.filter(key=address_key(address)) | rows.filter(
             key__startswith=f"pair:{address}|")
-    return rows.delete()[0]
+    return rows.none()
 
 
 class _Throttled:

@@ -393,7 +393,7 @@ def usage(request):
         if not 1 <= days <= USAGE_MAX_DAYS:
             raise ValueError
     except ValueError:
-        problem = f"Days must be a whole number from 1 to at most {USAGE_MAX_DAYS}."
+        problem = f"Days must be a whole number of at least 1 and at most {USAGE_MAX_DAYS}."
         days = 7
     since = timezone.now() - timezone.timedelta(days=days)
     series = selectors.usage_series(aggregate, since)

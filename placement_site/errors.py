@@ -35,6 +35,7 @@ EXPLANATIONS = {
     405: "The method {method} is not allowed for this resource.",
     406: "The resource could not be generated in a form acceptable to the client.",
     409: "There was a conflict when trying to complete your request.",
+    411: "The request needs a Content-Length header.",
     413: "The body of the request is larger than this server accepts.",
     415: "The request media type is not supported by this server.",
     500: "The server has either erred or is incapable of performing the "

@@ -21,11 +21,11 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 MAINTENANCE = sorted(p.stem for p in (ROOT / "maintenance" / "management" / "commands")
                      .glob("*.py") if p.stem != "__init__")
-COMMANDS = MAINTENANCE + ["policy_show"]
+COMMANDS = MAINTENANCE + ["policy_show", "login_unlock"]
 # The commands that change data (audit_allocations does with --fix).
 CHANGING = {"sync_catalog", "audit_allocations", "heal_consumers", "load_json",
             "import_upstream", "prune_allocation_history", "take_usage_snapshot",
-            "demo_cloud"}
+            "demo_cloud", "login_unlock"}
 
 
 def _parser(name):

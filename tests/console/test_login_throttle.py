@@ -1,5 +1,6 @@
 """Failed log-ins are limited per user name and per address, on the console
 and on the Django admin; the count lives in the database (all workers)."""
+import json
 from datetime import timedelta
 
 import pytest
@@ -182,7 +183,10 @@ def test_lifting_an_address_clears_its_names_too(operator):
     for i in range(3):
         _login(Client(), "wrong", username=f"guess{i}", addr="10.6.6.8")
     assert b"Too many" in _login(Client(), "right", addr="10.6.6.8").content
-    assert "removed 4 " in _unlock("--address", "10.6.6.8")
+    assert "would remove 4 " in _unlock("--address", "10.6.6.8", "--dry-run")
+    assert b"Too many" in _login(Client(), "right", addr="10.6.6.8").content
+    assert json.loads(_unlock("--address", "10.6.6.8", "--json")) == {"removed": 4,
+                                                                     "dry_run": False}
     assert _login(Client(), "right", addr="10.6.6.8").status_code == 302
 
 

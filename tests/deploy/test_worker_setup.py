@@ -95,11 +95,16 @@ def test_slow_and_idle_clients_do_not_starve_the_workers(server):
 
 def test_a_chunked_body_is_a_411(server):
     with socket.create_connection(("127.0.0.1", server), timeout=10) as sock:
-        body = b'{"name": "chunked"}'
+        # The headers only: the answer comes before any chunk is read (a
+        # body sent and left unread would make closing the socket a reset,
+        # which can drop the answer on its way).
         sock.sendall(b"POST /resource_providers HTTP/1.1\r\nHost: placement\r\n"
                      b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-                     b"X-Auth-Token: admin\r\nConnection: close\r\n\r\n"
-                     + b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
-        status, answer = _response(sock)
+                     b"X-Auth-Token: admin\r\nConnection: close\r\n\r\n")
+        whole = b""
+        while chunk := sock.recv(65536):  # Connection: close: read to the end
+            whole += chunk
+    head, _, answer = whole.partition(b"\r\n\r\n")
+    status = int(head.split()[1])
     assert status == 411
     assert b"Content-Length" in answer

@@ -29,7 +29,8 @@ def test_a_chunked_api_request_is_a_411_in_placement_format(api, method, path):
     assert response.status_code == 411
     error = response.json()["errors"][0]
     assert error["status"] == 411 and error["title"] == "Length Required"
-    assert "Content-Length" in error["detail"]
+    assert error["detail"].startswith("The request needs a Content-Length header.")
+    assert "send the body with a Content-Length header" in error["detail"]
     assert not ResourceProvider.objects.exists()
 
 

@@ -1,4 +1,6 @@
 """manage.py login_unlock: lift log-in locks (console/throttle.py)."""
+import json
+
 from django.core.management.base import BaseCommand, CommandError
 
 from console import throttle
@@ -19,17 +21,34 @@ class Command(BaseCommand):
         parser.add_argument("--address", help="A client address, as the throttle reads it.")
         parser.add_argument("--all", action="store_true", help="Every count.")
         parser.add_argument("--list", action="store_true", help="Print the counts; change nothing.")
+        parser.add_argument("--dry-run", action="store_true",
+                            help="Say how many counts would be removed; remove none.")
+        parser.add_argument("--json", dest="as_json", action="store_true",
+                            help="Print the result as one JSON document.")
 
-    def handle(self, *args, user=None, address=None, all=False, list=False, **options):
+    def handle(self, *args, user=None, address=None, all=False, list=False, dry_run=False,
+               as_json=False, **options):
         for name, value in (("--user", user), ("--address", address)):
             if value is not None and (not value.strip() or "\x00" in value):
                 raise CommandError(f"{name} needs a value without NUL characters", returncode=2)
         if list:
-            for row in LoginFailure.objects.order_by("key"):
-                self.stdout.write(f"{row.key}\t{row.failures} since {row.since.isoformat()}")
+            rows = [{"key": row.key, "failures": row.failures, "since": row.since.isoformat()}
+                    for row in LoginFailure.objects.order_by("key")]
+            self._say(as_json, {"counts": rows},
+                      [f"{r['key']}\t{r['failures']} since {r['since']}" for r in rows])
             return
         if all == (user is not None or address is not None):
             raise CommandError("give --user and/or --address, or --all", returncode=2)
-        removed = (LoginFailure.objects.all().delete()[0] if all
-                   else throttle.unlock(username=user, address=address))
-        self.stdout.write(f"removed {removed} failure count(s)")
+        rows = (LoginFailure.objects.all() if all
+                else throttle.matching(username=user, address=address))
+        removed = rows.count() if dry_run else rows.delete()[0]
+        verb = "would remove" if dry_run else "removed"
+        self._say(as_json, {"removed": removed, "dry_run": dry_run},
+                  [f"{verb} {removed} failure count(s)"])
+
+    def _say(self, as_json, report, lines):
+        if as_json:
+            self.stdout.write(json.dumps(report, indent=2))
+        else:
+            for line in lines:
+                self.stdout.write(line)
