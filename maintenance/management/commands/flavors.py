@@ -1,7 +1,7 @@
 """manage.py flavors: list, store and delete the flavors headroom counts."""
 from django.conf import settings
 
-from allocations import services
+from allocations import flavor_services as services
 from allocations.models import Flavor
 from maintenance.base import EXIT_OK, MaintenanceCommand
 
