@@ -190,6 +190,15 @@ def test_flavors_and_headroom_commands(capsys, settings):
         call_command("headroom", flavor=["nope"])
     with pytest.raises(CommandError, match="usage: flavors delete NAME"):
         call_command("flavors", "delete")
+    call_command("flavors", "add", "m1.big", "VCPU:4", dry_run=True)
+    assert capsys.readouterr().out.strip() == "would store flavor m1.big: VCPU:4 (dry run)"
+    call_command("flavors", "delete", "m1.small", dry_run=True)
+    assert capsys.readouterr().out.strip() == "would delete flavor m1.small (dry run)"
+    call_command("flavors", "list", as_json=True)
+    assert [f["name"] for f in json.loads(capsys.readouterr().out)["flavors"]] == [
+        "m1.tiny", "m1.small"]
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("flavors", "add", "m1.small", "VCPU:1", dry_run=True)
     call_command("flavors", "delete", "m1.small")
     with pytest.raises(CommandError, match="No stored flavor 'm1.small'"):
         call_command("flavors", "delete", "m1.small")

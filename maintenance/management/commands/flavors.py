@@ -14,6 +14,8 @@ class Command(MaintenanceCommand):
         "stored one. Exit codes: 0 done, 2 error (bad name or resources, no such flavor)."
     )
 
+    dry_run_help = "With add or delete: check and say what would change, change nothing."
+
     def add_arguments(self, parser):
         super().add_arguments(parser)
         parser.add_argument("action", choices=("list", "add", "delete"))
@@ -21,14 +23,26 @@ class Command(MaintenanceCommand):
         parser.add_argument("resources", nargs="?",
                             help="add: e.g. VCPU:4,MEMORY_MB:8192,DISK_GB:80")
 
-    def run(self, *, action, name=None, resources=None, **options):
+    def run(self, *, action, name=None, resources=None, dry_run=False, **options):
         wanted = {"list": 0, "add": 2, "delete": 1}[action]
         given = len([a for a in (name, resources) if a is not None])
         if given != wanted:
             usage = {"list": "flavors list", "add": "flavors add NAME CLASS:N,...",
                      "delete": "flavors delete NAME"}[action]
             raise ValueError(f"usage: {usage}")
-        if action == "add":
+        if dry_run and action == "add":
+            spec = services.flavor_parse(name=name, resources=resources)
+            text = services.flavor_text(spec)
+            if Flavor.objects.filter(name=spec.name).exists():
+                raise ValueError(f"Flavor {spec.name!r} already exists.")
+            self.report = {"would_add": {"name": spec.name, "resources": text}, "dry_run": True}
+            self.stdout.write(f"would store flavor {spec.name}: {text} (dry run)")
+        elif dry_run and action == "delete":
+            if not Flavor.objects.filter(name=name).exists():
+                raise ValueError(f"No stored flavor {name!r}.")
+            self.report = {"would_delete": name, "dry_run": True}
+            self.stdout.write(f"would delete flavor {name} (dry run)")
+        elif action == "add":
             flavor = services.flavor_create(name=name, resources=resources)
             self.report = {"added": {"name": flavor.name, "resources": flavor.resources}}
             self.stdout.write(f"stored flavor {flavor.name}: {flavor.resources}")
