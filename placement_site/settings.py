@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "resource_classes",
     "providers",
     "allocations",
+    "planning",  # drain what-if, forecast, scheduling failures
     "reshaper",
     "console",
     "maintenance",  # the manage.py maintenance commands

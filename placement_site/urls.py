@@ -16,6 +16,7 @@ from allocations.api import candidates_views, explain_views, history_views, metr
 from allocations.api import views as allocations_views
 from placement_site import handlers, health
 from placement_site.views import RootView
+from planning.api import views as planning_views
 from providers.api import inventory_views
 from providers.api import views as providers_views
 from reshaper.api import views as reshaper_views
@@ -57,6 +58,8 @@ urlpatterns = [
          candidates_views.AllocationCandidatesView.as_view(), name="allocation-candidates"),
     # reshaper app.
     path("reshaper", reshaper_views.ReshaperView.as_view(), name="reshaper"),
+    # planning app: capacity planning (not upstream).
+    path("planning/drain", planning_views.DrainView.as_view(), name="planning-drain"),
     # Not Placement API: operations endpoints (placement_site.health, ...).
     path("healthcheck", health.healthcheck, name="healthcheck"),
     path("metrics", metrics_views.metrics_view, name="metrics"),

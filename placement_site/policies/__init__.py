@@ -37,6 +37,7 @@ ADMIN_OR_PROJECT_READER_OR_SERVICE_API = "admin_or_project_reader_or_service_api
 
 LEGACY_CHECK = f"rule:{ADMIN_API}"
 ADMIN_OR_SERVICE = f"rule:{ADMIN_OR_SERVICE_API}"
+ADMIN = f"rule:{ADMIN_API}"
 SERVICE = f"rule:{SERVICE_API}"
 ADMIN_OR_PROJECT_READER_OR_SERVICE = f"rule:{ADMIN_OR_PROJECT_READER_OR_SERVICE_API}"
 
@@ -158,6 +159,15 @@ API_RULE_TABLE = [
     # not upstream: this service's Prometheus endpoint
     ("placement:metrics", ADMIN_OR_SERVICE,
      "Scrape request and capacity metrics.", [("GET", "/metrics")]),
+    # not upstream: capacity planning. Administrators only by default: the
+    # answers name every provider, and failures other projects' callers.
+    ("placement:planning:drain", ADMIN,
+     "Simulate draining providers, trees or an aggregate (writes nothing).",
+     [("GET", "/planning/drain")]),
+    ("placement:planning:forecast", ADMIN,
+     "Read the usage forecast and the stranded capacity.", [("GET", "/planning/forecast")]),
+    ("placement:planning:failures", ADMIN,
+     "Read the recorded scheduling failures.", [("GET", "/planning/failures")]),
 ]
 
 API_RULES = [
