@@ -13,6 +13,7 @@ from django.db.models import Count, Max, Min, Sum
 
 from allocations.models import Allocation, Consumer
 from allocations.selectors import provider_forest
+from planning import drain
 from providers.models import (
     Aggregate,
     Inventory,
@@ -304,3 +305,22 @@ def disabled_among(provider_ids) -> set[int]:
     return set(ProviderTrait.objects.filter(
         resource_provider_id__in=list(provider_ids), trait__name=DISABLED_TRAIT)
         .values_list("resource_provider_id", flat=True))
+
+
+# -- Capacity planning (the planning app) ------------------------------------------
+
+
+def drain_what_if(query):
+    """planning.drain over a query string's arguments; raises
+    errors.BadRequest with the words GET /planning/drain would use."""
+    return drain.drain(**drain.arguments(query))
+
+
+def drain_choices() -> dict:
+    """What the drain page offers to pick: the roots of trees (hosts) and
+    the aggregates, by name and uuid (two statements)."""
+    hosts = list(ResourceProvider.objects.filter(parent__isnull=True).order_by("name")
+                 .values_list("uuid", "name"))
+    aggregates = list(Aggregate.objects.filter(resource_providers__isnull=False).distinct()
+                      .order_by("uuid").values_list("uuid", flat=True))
+    return {"hosts": hosts, "aggregates": aggregates}

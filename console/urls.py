@@ -17,6 +17,7 @@ urlpatterns = [
     path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),
     path("why/", views.why_no_candidates, name="why"),
     path("usage/", views.usage, name="usage"),
+    path("drain/", views.drain_what_if, name="drain"),
     path("flavors/", views.flavors, name="flavors"),
     path("flavors/<int:pk>/delete/", views.flavor_delete, name="flavor_delete"),
 ]

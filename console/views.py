@@ -320,6 +320,29 @@ def why_no_candidates(request):
     return render(request, "console/why.html", context)
 
 
+DRAIN_SHOWN = 200
+
+
+@staff_required
+def drain_what_if(request):
+    """The drain what-if: pick hosts or an aggregate, see whether their
+    consumers fit elsewhere (planning.drain; writes nothing)."""
+    query = request.GET
+    context = {"choices": selectors.drain_choices(), "shown": DRAIN_SHOWN,
+               "picked": set(query.getlist("provider")) | set(query.getlist("tree")),
+               "aggregate": query.get("aggregate", ""),
+               "target_aggregate": query.get("target_aggregate", ""),
+               "required": query.get("required", "")}
+    if any(query.get(key, "").strip() for key in ("provider", "tree", "aggregate")):
+        try:
+            context["result"] = selectors.drain_what_if(query)
+        except errors.PlacementError as exc:
+            context["problem"] = str(exc.detail)
+    elif query:
+        context["problem"] = "Pick at least one host or an aggregate to drain."
+    return render(request, "console/drain.html", context)
+
+
 @staff_required
 def usage(request):
     """Capacity and usage over time from the snapshots (charts drawn server-side)."""

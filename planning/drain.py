@@ -51,6 +51,7 @@ from django.db.models import Sum
 
 from allocations.models import Allocation
 from placement_site import errors
+from placement_site.querystring import reject_nul
 from placement_site.uuids import normalize_uuid
 from providers.models import (
     Inventory,
@@ -60,6 +61,7 @@ from providers.models import (
     capacity_of,
     unit_ok,
 )
+from resource_classes.models import Trait
 
 DISABLED = os_traits.COMPUTE_STATUS_DISABLED
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
@@ -349,6 +351,63 @@ def _diagnose(cloud, need, order, drained):
         text += "; " + ", ".join(f"{c}: {REASONS[k[0]]}" + (f" ({k[1]})" if k[1] else "")
                                  for c, k in others[:3])
     return {"kind": kind, "resource_class": rc, "trees": n, "text": text}
+
+
+# -- Reading a query ------------------------------------------------------------------
+
+PARAMETERS = {
+    "provider": "A provider to drain, by uuid or name, with everything under it "
+                "(repeat for several).",
+    "tree": "Drain the whole tree of this provider (uuid or name; repeat for several).",
+    "aggregate": "Drain every tree with a provider in this aggregate (uuid).",
+    "required": "Traits every target root must have, comma-separated.",
+    "target_aggregate": "Only trees with a provider in this aggregate receive (uuid).",
+    "fullest": "How many of the fullest providers after the move to list (default 10, "
+               "at most 1000).",
+}
+REPEATABLE = {"provider", "tree"}
+
+
+def _check_parameters(query, known):
+    reject_nul(query)
+    unknown = sorted(set(query.keys()) - set(known))
+    if unknown:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
+            f"expected {', '.join(sorted(known))}.")
+    for key in query.keys():
+        if key not in REPEATABLE and len(query.getlist(key)) > 1:
+            raise errors.BadRequest(f"Invalid query string parameters: {key} given twice.")
+
+
+def _whole_number(query, key, default, high):
+    text = query.get(key)
+    if text is None:
+        return default
+    if not text.isdigit() or not 0 <= int(text) <= high:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: {key} must be a whole number from 0 to {high}.")
+    return int(text)
+
+
+def arguments(query) -> dict:
+    """The keyword arguments of :func:`drain` from a query string (a
+    QueryDict): ``GET /planning/drain`` and the console's drain page read
+    their input with it.  Raises ``errors.BadRequest``."""
+    _check_parameters(query, PARAMETERS)
+    required = [t.strip() for t in (query.get("required") or "").split(",") if t.strip()]
+    missing = sorted(set(required) - set(
+        Trait.objects.filter(name__in=required).values_list("name", flat=True)))
+    if missing:
+        raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
+    return {
+        "providers": [v.strip() for v in query.getlist("provider") if v.strip()],
+        "trees": [v.strip() for v in query.getlist("tree") if v.strip()],
+        "aggregate": (query.get("aggregate") or "").strip() or None,
+        "required": required,
+        "target_aggregate": (query.get("target_aggregate") or "").strip() or None,
+        "fullest": _whole_number(query, "fullest", FULLEST, 1000),
+    }
 
 
 # -- The what-if ----------------------------------------------------------------------

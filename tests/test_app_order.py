@@ -1,7 +1,7 @@
 """The apps import each other in one direction only (docs/architecture.md).
 
 Order: placement_site < resource_classes < providers < allocations <
-{reshaper, console, maintenance}.  A module may import its own app and the
+planning < {reshaper, console, maintenance}.  A module may import its own app and the
 apps below it; the three on top do not import each other.  The imports
 are read from the source (top-level and function-level alike), so a lazy
 import inside a function counts too.
@@ -16,6 +16,7 @@ LAYER = {
     "resource_classes": 1,
     "providers": 2,
     "allocations": 3,
+    "planning": 3.5,
     "reshaper": 4,
     "console": 4,
     "maintenance": 4,

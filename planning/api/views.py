@@ -11,24 +11,9 @@ administrator, placement_site/policies).
 """
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from placement_site import errors
 from placement_site.api import PlacementView, error_response, json_response
 from placement_site.policy import authorize
-from placement_site.querystring import reject_nul
 from planning import drain
-from resource_classes.models import Trait
-
-_DRAIN_PARAMETERS = {
-    "provider": "A provider to drain, by uuid or name, with everything under it "
-                "(repeat for several).",
-    "tree": "Drain the whole tree of this provider (uuid or name; repeat for several).",
-    "aggregate": "Drain every tree with a provider in this aggregate (uuid).",
-    "required": "Traits every target root must have, comma-separated.",
-    "target_aggregate": "Only trees with a provider in this aggregate receive (uuid).",
-    "fullest": "How many of the fullest providers after the move to list (default 10, "
-               "at most 1000).",
-}
-_REPEATABLE = {"provider", "tree"}
 
 _AMOUNTS = {"type": "object", "properties": {
     "uuid": {"type": "string"}, "name": {"type": "string"},
@@ -70,47 +55,6 @@ DRAIN_RESPONSE = {
 }
 
 
-def _check_parameters(query, known):
-    reject_nul(query)
-    unknown = sorted(set(query.keys()) - set(known))
-    if unknown:
-        raise errors.BadRequest(
-            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
-            f"expected {', '.join(sorted(known))}.")
-    for key in query.keys():
-        if key not in _REPEATABLE and len(query.getlist(key)) > 1:
-            raise errors.BadRequest(f"Invalid query string parameters: {key} given twice.")
-
-
-def _whole_number(query, key, default, high):
-    text = query.get(key)
-    if text is None:
-        return default
-    if not text.isdigit() or not 0 <= int(text) <= high:
-        raise errors.BadRequest(
-            f"Invalid query string parameters: {key} must be a whole number from 0 to {high}.")
-    return int(text)
-
-
-def drain_arguments(query) -> dict:
-    """The keyword arguments of drain.drain from a query (400 on bad input);
-    the console's drain page reads its form with it too."""
-    _check_parameters(query, _DRAIN_PARAMETERS)
-    required = [t.strip() for t in (query.get("required") or "").split(",") if t.strip()]
-    missing = sorted(set(required) - set(
-        Trait.objects.filter(name__in=required).values_list("name", flat=True)))
-    if missing:
-        raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
-    return {
-        "providers": [v.strip() for v in query.getlist("provider") if v.strip()],
-        "trees": [v.strip() for v in query.getlist("tree") if v.strip()],
-        "aggregate": (query.get("aggregate") or "").strip() or None,
-        "required": required,
-        "target_aggregate": (query.get("target_aggregate") or "").strip() or None,
-        "fullest": _whole_number(query, "fullest", drain.FULLEST, 1000),
-    }
-
-
 class DrainView(PlacementView):
     @extend_schema(
         summary="Drain what-if",
@@ -122,9 +66,10 @@ class DrainView(PlacementView):
             "by a reachable one), honouring capacity, reserved, allocation ratios, "
             "min_unit, max_unit, step_size and COMPUTE_STATUS_DISABLED. Writes nothing. "
             "Not part of upstream Placement."),
-        parameters=[OpenApiParameter(name, str, description=text, required=False,
-                                     many=name in _REPEATABLE)
-                    for name, text in _DRAIN_PARAMETERS.items()],
+        parameters=[OpenApiParameter(name, int if name == "fullest" else str,
+                                     description=text, required=False,
+                                     many=name in drain.REPEATABLE)
+                    for name, text in drain.PARAMETERS.items()],
         request=None,
         responses={
             200: OpenApiResponse(response=DRAIN_RESPONSE,
@@ -137,4 +82,4 @@ class DrainView(PlacementView):
     )
     def get(self, request):
         authorize(request, "placement:planning:drain")
-        return json_response(drain.drain(**drain_arguments(request.GET)).as_dict())
+        return json_response(drain.drain(**drain.arguments(request.GET)).as_dict())
