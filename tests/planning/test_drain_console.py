@@ -41,7 +41,7 @@ def test_fits(staff, cloud):
     assert "Fits: every one of the 1 consumer finds a place" in page
     assert "22222222-2222-4222-8222-222222222222" in page
     # 2048 MiB shown in its unit; host-big chosen: it holds the most free share.
-    assert ">host-big</a>: MEMORY_MB" in page and "2.0 GiB" in page
+    assert ">host-big</a>: MEMORY_MB" in page and ">2 GiB</span>" in page
 
 
 def test_does_not_fit_shows_why(staff, cloud):
