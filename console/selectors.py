@@ -13,7 +13,7 @@ from django.db.models import Count, Max, Min, Sum
 
 from allocations.models import Allocation, Consumer
 from allocations.selectors import provider_forest
-from planning import drain
+from planning import drain, forecast
 from providers.models import (
     Aggregate,
     Inventory,
@@ -324,3 +324,9 @@ def drain_choices() -> dict:
     aggregates = list(Aggregate.objects.filter(resource_providers__isnull=False).distinct()
                       .order_by("uuid").values_list("uuid", flat=True))
     return {"hosts": hosts, "aggregates": aggregates}
+
+
+def usage_forecast(aggregate: str) -> dict:
+    """The forecast rows of one scope ("" for the whole cloud) and the
+    stranded capacity (planning.forecast; five statements)."""
+    return forecast.report(aggregate=aggregate, show=20)

@@ -361,5 +361,5 @@ def usage(request):
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
         "aggregates": list(aggregates), "aggregate": aggregate, "days": days,
-        "problem": problem,
+        "problem": problem, "planning": selectors.usage_forecast(aggregate),
     })

@@ -7,12 +7,24 @@ aggregate of the first three; traits; twelve instances spread over the
 nodes, one of them moving from compute-01 to compute-02 (its MIGRATION
 consumer holds the source host's allocations, the instance the
 destination's, as Nova does during a move); the fourth node disabled.
+compute-03 has only two dedicated cores (PCPU) per cell, and an instance
+pins both of cell 0's: the shared VCPU left on that cell is stranded.
+
+Then a made-up usage history, so the Usage page and the forecast have
+something to show: a snapshot every six hours over the last 14 days, usage
+rising steadily (with a small wobble) from 55 % of today's to today's,
+capacity as today.  Real snapshots come from ``take_usage_snapshot``.
 """
 from __future__ import annotations
 
+import math
 import uuid
 
 from django.db import transaction
+from django.utils import timezone
+
+from allocations import snapshots
+from allocations.models import UsageSnapshot
 
 from allocations.services import ConsumerAllocations, allocations_replace
 from providers.inventory_services import InventorySpec, inventories_replace
@@ -64,7 +76,7 @@ def _demo_cloud() -> dict:
             provider_aggregates_set(uuid=cn, aggregate_uuids=[aggregate])
         cells = [
             _provider(f"{name}-numa{cell}", parent=cn, inventories={
-                "PCPU": {"total": 16, "max_unit": 16},
+                "PCPU": {"total": 2, "max_unit": 2} if n == 3 else {"total": 16, "max_unit": 16},
                 "VCPU": {"total": 16, "allocation_ratio": 4.0, "max_unit": 16}},
                 traits=["HW_NUMA_ROOT"])
             for cell in (0, 1)
@@ -104,4 +116,23 @@ def _demo_cloud() -> dict:
     requests.append(consumer(_uuid("migration", 0), flavor_on(0, source), "project-a",
                              "MIGRATION"))
     allocations_replace(requests=requests)
-    return {"providers": 1 + 4 * 4, "consumers": len(requests)}
+    return {"providers": 1 + 4 * 4, "consumers": len(requests), "snapshots": _history()}
+
+
+HISTORY_DAYS, HISTORY_STEP_HOURS = 14, 6
+
+
+def _history(now=None) -> int:
+    """Write the made-up usage history; returns the rows written."""
+    now = now or timezone.now()
+    today = snapshots.compute()
+    steps = HISTORY_DAYS * 24 // HISTORY_STEP_HOURS
+    rows = []
+    for k in range(steps + 1):
+        taken_at = now - timezone.timedelta(hours=HISTORY_STEP_HOURS * (steps - k))
+        share = 1.0 if k == steps else 0.55 + 0.45 * k / steps + 0.02 * math.sin(k)
+        rows += [UsageSnapshot(taken_at=taken_at, aggregate_uuid=scope, resource_class=rc,
+                               capacity=capacity, used=int(used * share))
+                 for (scope, rc), (capacity, used) in sorted(today.items())]
+    UsageSnapshot.objects.bulk_create(rows)
+    return len(rows)

@@ -60,6 +60,7 @@ urlpatterns = [
     path("reshaper", reshaper_views.ReshaperView.as_view(), name="reshaper"),
     # planning app: capacity planning (not upstream).
     path("planning/drain", planning_views.DrainView.as_view(), name="planning-drain"),
+    path("planning/forecast", planning_views.ForecastView.as_view(), name="planning-forecast"),
     # Not Placement API: operations endpoints (placement_site.health, ...).
     path("healthcheck", health.healthcheck, name="healthcheck"),
     path("metrics", metrics_views.metrics_view, name="metrics"),

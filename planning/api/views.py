@@ -13,7 +13,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from placement_site.api import PlacementView, error_response, json_response
 from placement_site.policy import authorize
-from planning import drain
+from planning import drain, forecast
 
 _AMOUNTS = {"type": "object", "properties": {
     "uuid": {"type": "string"}, "name": {"type": "string"},
@@ -83,3 +83,54 @@ class DrainView(PlacementView):
     def get(self, request):
         authorize(request, "placement:planning:drain")
         return json_response(drain.drain(**drain.arguments(request.GET)).as_dict())
+
+
+_FORECAST_ROW = {"type": "object", "properties": {
+    "aggregate": {"type": "string"}, "resource_class": {"type": "string"},
+    "samples": {"type": "integer"}, "since": {"type": "string"},
+    "used": {"type": "integer"}, "capacity": {"type": "integer"},
+    "percent": {"type": ["number", "null"]},
+    "trend_per_day": {"type": ["number", "null"]}, "r_squared": {"type": ["number", "null"]},
+    "days_to_capacity": {"type": ["number", "null"]},
+    "days_to_threshold": {"type": ["number", "null"]}}}
+FORECAST_RESPONSE = {
+    "type": "object",
+    "properties": {
+        "forecast": {"type": "object", "properties": {
+            "method": {"type": "string"}, "window_days": {"type": "integer"},
+            "threshold_percent": {"type": "integer"},
+            "rows": {"type": "array", "items": _FORECAST_ROW}}},
+        "stranded": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+            "amount": {"type": "integer"}, "providers": {"type": "integer"},
+            "listed": {"type": "array", "items": {"type": "object", "properties": {
+                "uuid": {"type": "string"}, "name": {"type": "string"},
+                "free": {"type": "integer"}, "capacity": {"type": "integer"},
+                "exhausted": {"type": "array", "items": {"type": "string"}}}}}}}},
+    },
+    "required": ["forecast", "stranded"],
+}
+
+
+class ForecastView(PlacementView):
+    @extend_schema(
+        summary="Usage forecast and stranded capacity",
+        description=(
+            "Per resource class, for the whole cloud (aggregate \"\") and per aggregate: the "
+            "trend of usage (a least-squares line over the window of usage snapshots) and the "
+            "days until it reaches capacity and the threshold; and the free capacity stranded "
+            "on providers where another class is exhausted, per class, with the providers. "
+            "Not part of upstream Placement."),
+        parameters=[OpenApiParameter(name, str if name == "aggregate" else int,
+                                     description=text, required=False)
+                    for name, text in forecast.PARAMETERS.items()],
+        request=None,
+        responses={
+            200: OpenApiResponse(response=FORECAST_RESPONSE,
+                                 description="The forecast rows and the stranded capacity."),
+            400: error_response("A bad parameter."),
+        },
+        tags=["planning"],
+    )
+    def get(self, request):
+        authorize(request, "placement:planning:forecast")
+        return json_response(forecast.report(**forecast.arguments(request.GET)))

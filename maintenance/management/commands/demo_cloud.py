@@ -12,7 +12,7 @@ class Command(MaintenanceCommand):
     help = (
         "Load a small realistic cloud (compute nodes with NUMA cells and SR-IOV NICs, a shared "
         "storage pool in an aggregate, traits, instances, a migration in flight, a disabled "
-        "host) through the services, and create a console login 'demo' with a printed "
+        "host) through the services, a made-up 14-day usage history, and create a console login 'demo' with a printed "
         "password. For an empty database; exit 2 when providers exist already."
     )
 
@@ -28,6 +28,7 @@ class Command(MaintenanceCommand):
         user.save()
         self.report = {**counts, "login": {"user": "demo", "password": password}}
         self.stdout.write(f"loaded {counts['providers']} providers and "
-                          f"{counts['consumers']} consumers")
+                          f"{counts['consumers']} consumers; {counts['snapshots']} usage "
+                          f"snapshot rows over the last 14 days (made up)")
         self.stdout.write(f"console login: demo / {password}")
         return EXIT_OK
