@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "resource_classes",
     "providers",
     "allocations",
+    "candidates",  # the allocation-candidate engine and explain: no models
     "planning",  # drain what-if, forecast, scheduling failures
     "reshaper",
     "console",
