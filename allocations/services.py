@@ -332,6 +332,19 @@ class NewAllocation(NamedTuple):
     used: int
 
 
+class CapacityRefused(errors.Conflict):
+    """A claim refused for capacity (409, no code, as upstream): the class is
+    missing, an amount breaks min_unit/max_unit/step_size, or it exceeds the
+    free capacity.  ``refusal`` carries the numbers for whoever records
+    scheduling failures (allocations.signals.claim_refused)."""
+
+    def __init__(self, detail, *, reason, provider, resource_class, requested=None, used=None,
+                 capacity=None):
+        super().__init__(detail)
+        self.refusal = {"reason": reason, "provider": provider, "resource_class": resource_class,
+                        "requested": requested, "used": used, "capacity": capacity}
+
+
 def _check_capacity(new_rows, locked_providers, class_names):
     """Inventory, constraints and capacity of the allocations about to be written.
 
@@ -349,22 +362,28 @@ def _check_capacity(new_rows, locked_providers, class_names):
         class_name = class_names[row.resource_class_id]
         inv = drawable.get(key)
         if inv is None:
-            raise errors.Conflict(
+            raise CapacityRefused(
                 f"Unable to allocate inventory: Inventory for '{class_name}' on resource "
-                f"provider '{provider_uuid}' invalid."
+                f"provider '{provider_uuid}' invalid.",
+                reason="no_inventory", provider=provider_uuid, resource_class=class_name,
+                requested=row.used,
             )
         if not unit_ok(row.used, inv.min_unit, inv.max_unit, inv.step_size):
-            raise errors.Conflict(
+            raise CapacityRefused(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider_uuid}'. The requested "
-                "amount would violate inventory constraints."
+                "amount would violate inventory constraints.",
+                reason="unit_constraints", provider=provider_uuid, resource_class=class_name,
+                requested=row.used, used=inv.used, capacity=inv.capacity,
             )
         requested[key] += row.used
         if inv.used + requested[key] > inv.capacity:
-            raise errors.Conflict(
+            raise CapacityRefused(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider_uuid}'. The requested "
-                "amount would exceed the capacity."
+                "amount would exceed the capacity.",
+                reason="capacity", provider=provider_uuid, resource_class=class_name,
+                requested=requested[key], used=inv.used, capacity=inv.capacity,
             )
 
 

@@ -13,7 +13,8 @@ from django.db.models import Count, Max, Min, Sum
 
 from allocations.models import Allocation, Consumer
 from allocations.selectors import provider_forest
-from planning import drain, forecast
+from planning import drain, failures, forecast
+from planning.models import SchedulingFailure
 from providers.models import (
     Aggregate,
     Inventory,
@@ -330,3 +331,18 @@ def usage_forecast(aggregate: str) -> dict:
     """The forecast rows of one scope ("" for the whole cloud) and the
     stranded capacity (planning.forecast; five statements)."""
     return forecast.report(aggregate=aggregate, show=20)
+
+
+FAILURE_KINDS, FAILURE_REASONS = failures.KINDS, failures.REASONS
+
+
+def scheduling_failures(query):
+    """planning.failures.report over a query string's arguments; raises
+    errors.BadRequest with the words GET /planning/failures would use."""
+    return failures.report(**failures.arguments(query))
+
+
+def scheduling_failure(pk: int):
+    """One record as a dict, or None."""
+    record = SchedulingFailure.objects.filter(pk=pk).first()
+    return failures.record_dict(record) if record else None

@@ -11,7 +11,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -342,6 +342,32 @@ def drain_what_if(request):
     elif query:
         context["problem"] = "Pick at least one host or an aggregate to drain."
     return render(request, "console/drain.html", context)
+
+
+@staff_required
+def scheduling_failures(request):
+    """Recorded scheduling failures grouped by reason with their trend, the
+    newest records, and a look-up by global request id."""
+    context = {"kinds": selectors.FAILURE_KINDS, "reasons": selectors.FAILURE_REASONS,
+               "filters": {key: request.GET.get(key, "") for key in
+                           ("global_request_id", "kind", "reason", "hours")}}
+    try:
+        result = selectors.scheduling_failures(request.GET)
+    except errors.PlacementError as exc:
+        context["problem"] = str(exc.detail)
+        result = selectors.scheduling_failures(QueryDict())
+    for group in result["by_reason"]:
+        group["chart"] = charts.trend_bars(group["trend"])
+    context["result"] = result
+    return render(request, "console/failures.html", context)
+
+
+@staff_required
+def scheduling_failure(request, pk):
+    record = selectors.scheduling_failure(pk)
+    if record is None:
+        raise Http404(f"no scheduling failure {pk}")
+    return render(request, "console/failure_detail.html", {"f": record})
 
 
 @staff_required

@@ -62,6 +62,7 @@ urlpatterns = [
     # planning app: capacity planning (not upstream).
     path("planning/drain", planning_views.DrainView.as_view(), name="planning-drain"),
     path("planning/forecast", planning_views.ForecastView.as_view(), name="planning-forecast"),
+    path("planning/failures", planning_views.FailuresView.as_view(), name="planning-failures"),
     # Not Placement API: operations endpoints (placement_site.health, ...).
     path("healthcheck", health.healthcheck, name="healthcheck"),
     path("metrics", metrics_views.metrics_view, name="metrics"),

@@ -13,7 +13,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from placement_site.api import PlacementView, error_response, json_response
 from placement_site.policy import authorize
-from planning import drain, forecast
+from planning import drain, failures, forecast
 
 _AMOUNTS = {"type": "object", "properties": {
     "uuid": {"type": "string"}, "name": {"type": "string"},
@@ -134,3 +134,52 @@ class ForecastView(PlacementView):
     def get(self, request):
         authorize(request, "placement:planning:forecast")
         return json_response(forecast.report(**forecast.arguments(request.GET)))
+
+
+_FAILURE = {"type": "object", "properties": {
+    "id": {"type": "integer"}, "created_at": {"type": "string"},
+    "kind": {"type": "string", "enum": list(failures.KINDS)},
+    "reason": {"type": "string", "enum": list(failures.REASONS)},
+    "summary": {"type": "string"}, "query": {"type": "string"},
+    "query_truncated": {"type": "boolean"}, "microversion": {"type": "string"},
+    "project_id": {"type": "string"}, "user_id": {"type": "string"},
+    "request_id": {"type": "string"}, "global_request_id": {"type": "string"},
+    "explanation": {"type": ["object", "null"]}}}
+FAILURES_RESPONSE = {
+    "type": "object",
+    "properties": {
+        "hours": {"type": "integer"}, "bucket_hours": {"type": "integer"},
+        "since": {"type": "string"}, "total": {"type": "integer"},
+        "by_reason": {"type": "array", "items": {"type": "object", "properties": {
+            "kind": {"type": "string"}, "reason": {"type": "string"},
+            "count": {"type": "integer"}, "last": {"type": "string"},
+            "trend": {"type": "array", "items": {"type": "integer"}}}}},
+        "failures": {"type": "array", "items": _FAILURE},
+    },
+    "required": ["hours", "bucket_hours", "since", "total", "by_reason", "failures"],
+}
+
+
+class FailuresView(PlacementView):
+    @extend_schema(
+        summary="Recorded scheduling failures",
+        description=(
+            "GET /allocation_candidates answers without candidates and claims refused for "
+            "capacity, as recorded when they happened (with the explanation computed then): "
+            "grouped by kind and reason with a trend, and the newest records. "
+            "`global_request_id` finds the records of a Nova request (X-OpenStack-Request-ID) "
+            "whatever their age. Not part of upstream Placement."),
+        parameters=[OpenApiParameter(name, int if name in ("hours", "limit") else str,
+                                     description=text, required=False)
+                    for name, text in failures.PARAMETERS.items()],
+        request=None,
+        responses={
+            200: OpenApiResponse(response=FAILURES_RESPONSE,
+                                 description="Failures by reason and the newest records."),
+            400: error_response("A bad parameter."),
+        },
+        tags=["planning"],
+    )
+    def get(self, request):
+        authorize(request, "placement:planning:failures")
+        return json_response(failures.report(**failures.arguments(request.GET)))
