@@ -384,7 +384,7 @@ def _whole_number(query, key, default, high):
     text = query.get(key)
     if text is None:
         return default
-    if not text.isdigit() or not 0 <= int(text) <= high:
+    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= high:
         raise errors.BadRequest(
             f"Invalid query string parameters: {key} must be a whole number from 0 to {high}.")
     return int(text)

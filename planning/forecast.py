@@ -143,7 +143,7 @@ def arguments(query) -> dict:
         text = query.get(key)
         if text is None or text == "":
             continue
-        if not text.isdigit() or not low <= int(text) <= high:
+        if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
             raise errors.BadRequest(f"Invalid query string parameters: {key} must be a whole "
                                     f"number from {low} to {high}.")
         out[key] = int(text)

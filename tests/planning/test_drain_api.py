@@ -52,7 +52,7 @@ def test_policy(client):
 @pytest.mark.parametrize("query", [
     "", "?provider=nope", "?bogus=1", "?aggregate=x", "?provider=a&fullest=-1",
     "?provider=a&fullest=abc", "?provider=a&required=CUSTOM_NOPE", "?aggregate=a&aggregate=b",
-    "?provider=a%00",
+    "?provider=a%00", "?provider=a&fullest=%C2%B2",
 ])
 def test_bad_query_is_a_400_and_changes_nothing(client, query):
     before = list(Allocation.objects.values_list("id", "resource_provider_id", "used"))

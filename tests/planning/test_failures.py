@@ -204,7 +204,7 @@ def test_api_groups_trend_and_lookup(cloud, client):
         body["by_reason"][0]["trend"]) == 30
 
 
-@pytest.mark.parametrize("query", ["?hours=0", "?limit=x", "?reason=bogus", "?kind=x", "?x=1",
+@pytest.mark.parametrize("query", ["?hours=0", "?limit=x", "?hours=%C2%B2", "?reason=bogus", "?kind=x", "?x=1",
                                    "?global_request_id=" + "r" * 65])
 def test_api_bad_query(client, query):
     r = client.get(f"/planning/failures{query}", HTTP_X_AUTH_TOKEN="admin")

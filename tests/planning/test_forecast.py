@@ -136,7 +136,7 @@ def test_stranded_capacity_on_flat_nested_and_sharing_providers(world):
 
 @pytest.mark.parametrize("query", [
     "?window_days=0", "?window_days=x", "?threshold_percent=101", "?aggregate=nope",
-    "?bogus=1", "?show=-1",
+    "?bogus=1", "?show=-1", "?window_days=%C2%B2",
 ])
 def test_api_bad_query(query):
     r = Client().get(f"/planning/forecast{query}", HTTP_X_AUTH_TOKEN="admin")
