@@ -14,7 +14,7 @@ empty   the flat cloud asked for more VCPU than any provider's max_unit: no
         candidates, so every answer is a scheduling failure planning.failures
         records. Three runs: capture off (PLACEMENT_FAILURE_CAPTURE=false), on
         with no explanations (PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE=0: a counter
-        and one INSERT per answer), and on with the default 30 explanations a
+        and one INSERT per answer), and on with the default 10 explanations a
         minute per worker (the first answers of each minute are explained).
         Then the flat scenario with capture on and off: the success path does
         nothing extra, so the two should match.

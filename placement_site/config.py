@@ -122,7 +122,7 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_FAILURE_MAX_RECORDS", cfg.IntOpt("failure_max_records", default=10000, min=1),
      "PLACEMENT_FAILURE_MAX_RECORDS"),
     ("PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE",
-     cfg.IntOpt("failure_explain_per_minute", default=30, min=0),
+     cfg.IntOpt("failure_explain_per_minute", default=10, min=0),
      "PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE"),
     ("PLACEMENT_FAILURE_QUERY_MAX_CHARS",
      cfg.IntOpt("failure_query_max_chars", default=2048, min=64, max=65536),
