@@ -325,7 +325,9 @@ def _diagnose(cloud, need, order, drained):
     """The reason ``need`` fits nowhere: the constraint that failed on most
     target trees, with the most free amount any of them had."""
     if not order:
-        return {"kind": "no_target", "resource_class": None, "trees": 0,
+        return {"kind": "no_target", "resource_class": None, "trees": 0, "targets": 0,
+                "label": REASONS["no_target"], "most_free": None, "most_free_on": None,
+                "others": "",
                 "text": "no tree can receive anything (every tree is drained, disabled, a "
                         "sharing provider, or lacks a required trait or the target aggregate)"}
     counts = defaultdict(int)
@@ -340,17 +342,22 @@ def _diagnose(cloud, need, order, drained):
                                           or miss.free > best[(miss.kind, miss.rc)][0]):
                 best[(miss.kind, miss.rc)] = (miss.free, miss.where)
     (kind, rc), n = max(counts.items(), key=lambda kv: (kv[1], kv[0][0], kv[0][1] or ""))
+    most_free, most_free_on = best.get((kind, rc), (None, None)) if kind == "capacity" \
+        else (None, None)
+    others = "; ".join(
+        f"{c}: {REASONS[k[0]]}" + (f" ({k[1]})" if k[1] else "")
+        for c, k in sorted(((c, k) for k, c in counts.items() if k != (kind, rc)),
+                           key=lambda ck: (-ck[0], ck[1][0], ck[1][1] or ""))[:3])
     text = f"{n} of {len(order)} target trees: {REASONS[kind]}"
     if rc:
         text += f" ({rc})"
-    if (kind, rc) in best and kind == "capacity":
-        free, where = best[(kind, rc)]
-        text += f"; the most free {rc} where this shape may land is {free} on {where}"
-    others = sorted(((c, k) for k, c in counts.items() if k != (kind, rc)), reverse=True)
+    if most_free is not None:
+        text += f"; the most free {rc} where this shape may land is {most_free} on {most_free_on}"
     if others:
-        text += "; " + ", ".join(f"{c}: {REASONS[k[0]]}" + (f" ({k[1]})" if k[1] else "")
-                                 for c, k in others[:3])
-    return {"kind": kind, "resource_class": rc, "trees": n, "text": text}
+        text += "; " + others
+    return {"kind": kind, "resource_class": rc, "trees": n, "targets": len(order),
+            "label": REASONS[kind], "most_free": most_free, "most_free_on": most_free_on,
+            "others": others, "text": text}
 
 
 # -- Reading a query ------------------------------------------------------------------

@@ -28,7 +28,9 @@ _MOVE = {
         "reason": {"type": ["object", "null"], "properties": {
             "kind": {"type": "string", "enum": sorted(drain.REASONS)},
             "resource_class": {"type": ["string", "null"]},
-            "trees": {"type": "integer"},
+            "trees": {"type": "integer"}, "targets": {"type": "integer"},
+            "label": {"type": "string"}, "most_free": {"type": ["integer", "null"]},
+            "most_free_on": {"type": ["string", "null"]}, "others": {"type": "string"},
             "text": {"type": "string"}}},
     },
     "required": ["consumer", "project", "holds", "to", "reason"],

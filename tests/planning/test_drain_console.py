@@ -70,3 +70,13 @@ def test_bad_input_shows_the_message(staff, cloud, query, words):
 def test_staff_only(cloud):
     r = Client().get("/console/drain/")
     assert r.status_code == 302 and "/console/login/" in r["Location"]
+
+
+def test_reason_amounts_in_their_unit(staff, world):
+    src = world.provider("src", inventory={"MEMORY_MB": 65536})
+    world.provider("dst", inventory={"MEMORY_MB": {"total": 4096, "max_unit": 65536}})
+    world.consumer({src: {"MEMORY_MB": 8192}})
+    page = staff.get("/console/drain/?provider=src").content.decode()
+    assert "1 of 1 target tree: not enough free capacity (MEMORY_MB)" in page
+    assert 'where this shape may land is <span class="amount" title="4096 MEMORY_MB" ' \
+           'data-sort="4096">4 GiB</span> on dst' in page

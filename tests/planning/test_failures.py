@@ -240,4 +240,12 @@ def test_console_pages(cloud, client):
     pk = SchedulingFailure.objects.get().pk
     page = staff.get(f"/console/failures/{pk}/").content.decode()
     assert "closest: cn1" in page and "max_unit" in page
+    # The stored reasons' amounts in their unit, as on the explain page.
+    assert ('cn1: asked <span class="amount" title="6 VCPU" data-sort="6">6</span> VCPU &gt; '
+            'max_unit <span class="amount" title="4 VCPU" data-sort="4">4</span>') in page
+    _claim(client, cloud, {"MEMORY_MB": 3000})
+    pk = SchedulingFailure.objects.filter(kind="claim").get().pk
+    page = staff.get(f"/console/failures/{pk}/").content.decode()
+    assert 'asked <span class="amount" title="3000 MEMORY_MB" data-sort="3000">2.9 GiB</span>' \
+        in page and "capacity <span" in page
     assert staff.get("/console/failures/999999/").status_code == 404
