@@ -189,14 +189,20 @@ def on_claim_refused(sender, *, request, refusal, **kwargs):
         LOG.exception("could not record a claim refused for capacity")
 
 
-def prune(*, now=None) -> int:
-    """Drop records past the retention and beyond the newest MAX_RECORDS."""
+def prune(*, now=None, dry_run=False) -> int:
+    """Drop records past the retention and beyond the newest MAX_RECORDS;
+    with ``dry_run`` only count them."""
     deleted = 0
+    old = SchedulingFailure.objects.none()
     days = settings.PLACEMENT_FAILURE_RETENTION_DAYS
     if days > 0:
         cutoff = (now or timezone.now()) - timedelta(days=days)
-        deleted += SchedulingFailure.objects.filter(created_at__lt=cutoff).delete()[0]
+        old = SchedulingFailure.objects.filter(created_at__lt=cutoff)
     keep = settings.PLACEMENT_FAILURE_MAX_RECORDS
+    if dry_run:
+        aged = old.count()
+        return aged + max(0, SchedulingFailure.objects.count() - aged - keep)
+    deleted += old.delete()[0]
     while True:
         extra = list(SchedulingFailure.objects.order_by("-created_at", "-id")
                      .values_list("id", flat=True)[keep:keep + 1000])

@@ -177,6 +177,8 @@ def test_prune_by_age_and_count(settings):
                           reason="capacity") for d in (0, 1, 2, 20, 30)])
     settings.PLACEMENT_FAILURE_RETENTION_DAYS = 14
     settings.PLACEMENT_FAILURE_MAX_RECORDS = 2
+    assert failures.prune(now=now, dry_run=True) == 3
+    assert SchedulingFailure.objects.count() == 5
     assert failures.prune(now=now) == 3
     assert SchedulingFailure.objects.count() == 2
     assert sorted((now - f.created_at).days for f in SchedulingFailure.objects.all()) == [0, 1]
@@ -221,6 +223,11 @@ def test_command(cloud, client):
     code, out = run("scheduling_failures", "--json", "--prune")
     body = json.loads(out)
     assert code == 1 and body["failures"][0]["reason"] == "max_unit" and body["pruned"] == 0
+    SchedulingFailure.objects.update(created_at=timezone.now() - timezone.timedelta(days=30))
+    code, out = run("scheduling_failures", "--prune", "--dry-run")
+    assert "would prune 1 record(s)" in out and SchedulingFailure.objects.count() == 1
+    code, out = run("scheduling_failures", "--prune")
+    assert "pruned 1 record(s)" in out and SchedulingFailure.objects.count() == 0
     code, out = run("scheduling_failures", "--reason", "nope")
     assert code == 2 and "reason must be one of" in out
 

@@ -11,6 +11,7 @@ from planning import failures
 
 class Command(MaintenanceCommand):
     own_json = True
+    dry_run_help = "With --prune: count what would be dropped, drop nothing."
     help = (
         "Recorded scheduling failures: GET /allocation_candidates answers without candidates "
         "and claims refused for capacity, grouped by kind and reason with a trend, and the "
@@ -22,6 +23,7 @@ class Command(MaintenanceCommand):
     )
 
     def add_arguments(self, parser):
+        super().add_arguments(parser)
         parser.add_argument("--global-request-id", help="X-OpenStack-Request-ID (req-<uuid>)")
         parser.add_argument("--request-id", help="this service's request id (req-<uuid>)")
         parser.add_argument("--kind", help="candidates or claim")
@@ -33,7 +35,7 @@ class Command(MaintenanceCommand):
         parser.add_argument("--json", dest="as_json", action="store_true",
                             help="print the groups and records (with explanations) as JSON")
 
-    def run(self, *, prune=False, as_json=False, **options):
+    def run(self, *, prune=False, dry_run=False, as_json=False, **options):
         query = QueryDict(mutable=True)
         for key in ("global_request_id", "request_id", "kind", "reason", "hours", "limit"):
             if options.get(key) is not None:
@@ -42,12 +44,13 @@ class Command(MaintenanceCommand):
             arguments = failures.arguments(query)
         except errors.PlacementError as exc:
             raise CommandError(str(exc.detail).splitlines()[0], returncode=EXIT_ERROR)
-        pruned = failures.prune() if prune else 0
+        pruned = failures.prune(dry_run=dry_run) if prune else 0
         result = failures.report(**arguments)
         if as_json:
-            self.stdout.write(json.dumps({**result, "pruned": pruned}, indent=2))
+            self.stdout.write(json.dumps({**result, "pruned": pruned, "dry_run": dry_run},
+                                         indent=2))
         else:
             if prune:
-                self.stdout.write(f"pruned {pruned} record(s)")
+                self.stdout.write(f"{'would prune' if dry_run else 'pruned'} {pruned} record(s)")
             self.stdout.write(failures.as_text(result), ending="")
         return EXIT_PROBLEMS if result["total"] or result["failures"] else EXIT_OK
