@@ -1,7 +1,8 @@
 """Settings for the placement service.
 
 Everything an operator sets comes from environment variables; the names are
-a contract with the tools in ../shared (see DESIGN.md section 5).
+a contract with deployments and with the conformance runner, which sets them
+for every server it starts (conformance/targets.py).
 """
 import os
 from pathlib import Path
