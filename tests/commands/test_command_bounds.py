@@ -44,6 +44,6 @@ def test_heal_consumers_refuses_ids_no_row_can_hold(project, user, words):
 def test_retention_settings_past_any_date_stop_start_up(variable):
     from placement_site import config
 
-    with pytest.raises(config.ConfigError, match=f"{variable}: expected an integer >= 0 and <= 36500"):
+    with pytest.raises(config.ConfigError, match=f"{variable}: expected an integer from 0 to 36500"):
         config.load({variable: "100000000"})
     assert config.load({variable: "36500"})[0][variable] == 36500

@@ -25,7 +25,7 @@ COMMANDS = MAINTENANCE + ["policy_show", "login_unlock"]
 # The commands that change data (audit_allocations does with --fix).
 CHANGING = {"sync_catalog", "audit_allocations", "heal_consumers", "load_json",
             "import_upstream", "prune_allocation_history", "take_usage_snapshot",
-            "demo_cloud", "flavors", "login_unlock"}
+            "demo_cloud", "flavors", "scheduling_failures", "login_unlock"}
 
 
 def _parser(name):
