@@ -11,10 +11,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 @pytest.mark.parametrize("name,value,message", [
     ("PLACEMENT_ALLOCATION_HISTORY", "maybe", "expected true or false"),
-    ("PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS", "-1", "expected an integer >= 0"),
+    ("PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS", "-1", "expected an integer from 0 to 36500"),
     ("PLACEMENT_METRICS_CACHE_SECONDS", "ten", "expected an integer >= 0"),
     ("PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS", "1.5", "expected an integer >= 0"),
-    ("PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS", "x", "expected an integer >= 0"),
+    ("PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS", "x", "expected an integer from 0 to 36500"),
 ])
 def test_bad_value_stops_start_up(name, value, message):
     env = {**os.environ, name: value, "DJANGO_SETTINGS_MODULE": "placement_site.settings"}
