@@ -141,9 +141,12 @@ def for_database_error(exc):
         cause.args[0], int) else None
     sqlstate = getattr(cause, "sqlstate", None) or ""
     unavailable = isinstance(exc, InterfaceError) or code in _MYSQL_UNAVAILABLE or (
-        # PostgreSQL: connection exceptions (08...), the server shutting down (57P...).
+        # PostgreSQL: connection exceptions (08...), the server shutting down
+        # (57P...), a statement stopped by statement_timeout (57014: the
+        # database too slow to answer in time is no database right now).
         type(cause).__module__.startswith("psycopg") and (
-            sqlstate.startswith(("08", "57P")) or (not sqlstate and "connect" in str(cause))))
+            sqlstate.startswith(("08", "57P")) or sqlstate == "57014"
+            or (not sqlstate and "connect" in str(cause))))
     if unavailable:
         return ServiceUnavailable(
             "The database is unavailable. Please try again later.",

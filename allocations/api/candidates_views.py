@@ -14,6 +14,7 @@ from placement_site import errors, metrics
 from placement_site.api import PlacementView, error_response, json_response, versioned
 from placement_site.policy import authorize
 from placement_site.querystring import parse_candidate_request, reject_nul
+from placement_site.replica import bulk_read
 
 _QUERY_DOC = [
     OpenApiParameter(name, str, description=text, required=False)
@@ -70,6 +71,7 @@ class AllocationCandidatesView(PlacementView):
         },
     )
     @versioned("1.10")
+    @bulk_read
     def get(self, request):
         authorize(request, "placement:allocation_candidates:list")
         reject_nul(request.GET)

@@ -24,6 +24,7 @@ from placement_site.api import (
 )
 from placement_site.policy import authorize
 from placement_site.querystring import last_values, validate_query
+from placement_site.replica import bulk_read
 
 
 def _consumer_uuid(raw):
@@ -192,6 +193,7 @@ class ProviderUsagesView(PlacementView):
             404: error_response("No such resource provider."),
         },
     )
+    @bulk_read
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:usages")
         provider, usages = selectors.provider_usages(provider_uuid=uuid)
@@ -222,6 +224,7 @@ class UsagesView(PlacementView):
         },
     )
     @versioned("1.9")
+    @bulk_read
     def get(self, request):
         mv = request.placement_mv
         query = last_values(request.GET)

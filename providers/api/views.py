@@ -19,6 +19,7 @@ from placement_site.api import (
 )
 from placement_site.policy import authorize
 from placement_site.querystring import last_values, reject_nul, validate_query
+from placement_site.replica import bulk_read
 from providers import selectors, services
 from providers.api import schemas
 from providers.filters import ResourceProviderFilterSet
@@ -159,6 +160,7 @@ class ResourceProviderListView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER_LIST, description="Providers"),
                    400: _ERRORS[400], 403: _ERRORS[403]},
     )
+    @bulk_read
     def get(self, request):
         authorize(request, "placement:resource_providers:list")
         mv = self.mv
