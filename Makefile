@@ -159,6 +159,29 @@ test-galera: venv
 	env -u DATABASE_URL PLACEMENT_GALERA_TEST=1 $(VENV)/bin/python -m pytest -q -s \
 		tests/galera; rc=$$?; tests/galera/cluster.sh stop; exit $$rc
 
+# Reads from a streaming replica ([placement_database] slave_connection): a
+# PostgreSQL primary on 127.0.0.1:5440 and a replica made by pg_basebackup on
+# :5441 (tests/replica/cluster.sh, as root; the servers run as postgres),
+# then tests/replica (where reads go, lag, the replica stopped, a stale
+# candidate refused at claim time) and, when CONFORMANCE_RUNNER names the
+# shared conformance runner, its files with the replica configured. Both
+# clusters are removed afterwards. About two minutes, plus the conformance run.
+REPLICA_PORTS ?= 19700-19799
+.PHONY: test-replica
+test-replica: venv
+	tests/replica/cluster.sh start
+	env -u DATABASE_URL PLACEMENT_REPLICA_TEST=1 REPLICA_TEST_PORTS=$(REPLICA_PORTS) \
+		$(VENV)/bin/python -m pytest -q -s tests/replica; rc=$$?; \
+	if [ $$rc -eq 0 ] && [ -n "$$CONFORMANCE_RUNNER" ]; then \
+		CONFORMANCE_PG_URL=postgres://root@127.0.0.1:5440/postgres \
+		CONFORMANCE_PORT_RANGE=$(REPLICA_PORTS) $$CONFORMANCE_RUNNER --jobs 2 \
+			--known-failures conformance-known-failures.txt \
+			--server-env PLACEMENT_DB_REPLICA_URL=postgres://root@127.0.0.1:5441; rc=$$?; \
+	elif [ -z "$$CONFORMANCE_RUNNER" ]; then \
+		echo "== CONFORMANCE_RUNNER not set: the conformance files were not run against the replica"; \
+	fi; \
+	tests/replica/cluster.sh stop; exit $$rc
+
 # The installation integration test (tests/deploy/test_install.py): `pip
 # install .` into a virtualenv (dependencies cached under
 # ~/.cache/placement-install), then placement-manage, placement-status and

@@ -22,21 +22,14 @@ import time
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
-from prometheus_client import Counter
+
+from placement_site.metrics import BULK_READS
 
 REPLICA = "replica"
 # A replica that could not be reached is not tried again for this long.
 DOWN_SECONDS = 5.0
 
 log = logging.getLogger("placement.replica")
-
-BULK_READS = Counter(
-    "placement_db_bulk_reads",
-    "Bulk reads (candidates, provider lists, usages) by the database that served "
-    "them and why: fresh (replica caught up), lagging, down, failed (the replica "
-    "broke mid-read), not_a_replica.",
-    ["source", "reason"],
-)
 
 _alias = contextvars.ContextVar("placement_read_alias", default=DEFAULT_DB_ALIAS)
 _down_until = 0.0

@@ -152,3 +152,50 @@ def test_bad_file_value_stops_start_up_in_one_line(tmp_path):
     _, error = settings_databases(tmp_path, {})
     assert error == ("placement: invalid value 'A;B' for [placement_database] mysql_sql_mode: "
                      "expected comma-separated SQL mode names (e.g. TRADITIONAL)")
+
+
+def test_slave_connection_from_placement_conf(tmp_path):
+    write_conf(tmp_path, """
+[placement_database]
+connection = postgresql+psycopg2://root@db1:5432/placement
+slave_connection = postgresql+psycopg2://reader:pw@db2:5433
+replica_max_lag = 1.5
+""")
+    env = {"OS_PLACEMENT_DATABASE__CONNECT_TIMEOUT": "3"}
+    (db, _), error = settings_databases(tmp_path, env)
+    assert error is None
+    code = ("from django.conf import settings; import json; print(json.dumps(["
+            "settings.DATABASES['replica'], settings.DATABASE_ROUTERS, "
+            "settings.PLACEMENT_DB_REPLICA_MAX_LAG]))")
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_DIR, capture_output=True, text=True,
+        env={**{k: v for k, v in os.environ.items()
+                if not k.startswith(("PLACEMENT_", "OS_")) and k != "DATABASE_URL"},
+             "OS_PLACEMENT_CONFIG_DIR": str(tmp_path), **env,
+             "DJANGO_SETTINGS_MODULE": "placement_site.settings"})
+    import json
+
+    replica, routers, lag = json.loads(result.stdout)
+    # No database name: the primary's, on the replica's host.
+    assert (replica["HOST"], replica["PORT"], replica["NAME"], replica["USER"]) == (
+        "db2", 5433, "placement", "reader")
+    assert replica["OPTIONS"]["connect_timeout"] == 3
+    assert replica["TEST"] == {"MIRROR": "default"}
+    assert routers == ["placement_site.replica.ReplicaRouter"]
+    assert lag == 1.5
+
+
+def test_replica_needs_postgresql(tmp_path):
+    _, error = settings_databases(tmp_path, {
+        "DATABASE_URL": "mysql://root@127.0.0.1:3306/placement",
+        "PLACEMENT_DB_REPLICA_URL": "mysql://root@127.0.0.2:3306/placement"})
+    assert error == ("placement: [placement_database] slave_connection: reads from a replica "
+                     "need PostgreSQL for both the connection and the slave_connection "
+                     "(a streaming replica)")
+
+
+def test_without_a_replica_every_read_is_the_primarys():
+    from placement_site import replica
+
+    assert not replica.configured()
+    assert replica.read_alias() == "default"

@@ -33,11 +33,14 @@ def _timed(method, url, **kw):
     return time.monotonic() - started, status, retry, body
 
 
-@pytest.fixture
-def silent_server(transactional_db, tmp_path):
+@pytest.fixture(params=["sync", "gthread"])
+def silent_server(request, transactional_db, tmp_path):
+    """gunicorn -w 1 with gunicorn's default worker (sync: killed past the
+    timeout) or the threaded one (whose worker is never killed: the thread
+    waits for as long as the database does)."""
     proxy = TCPProxy(*server_target())
     proc, base = start_gunicorn(database_url("127.0.0.1", proxy.port), tmp_path / "gunicorn.log",
-                                workers=1, timeout=WORKER_TIMEOUT)
+                                workers=1, timeout=WORKER_TIMEOUT, worker_class=request.param)
     try:
         wait_up(proc, base)
         yield base, proxy
