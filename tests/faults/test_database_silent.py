@@ -58,11 +58,11 @@ def test_silent_database_answers_503_before_the_worker_timeout(silent_server):
     # The worker's connection is open (persistent connections) when it goes quiet.
     proxy.silence()
     answers = [
-        ("GET usages, connection open", *_timed("GET", f"{base}/resource_providers/{rp}/usages")),
+        ("GET usages, first after the silence", *_timed("GET", f"{base}/resource_providers/{rp}/usages")),
         ("PUT allocation", *_timed("PUT", f"{base}/allocations/{uuid.uuid4()}", json={
             "allocations": {rp: {"resources": {"VCPU": 1}}}, "project_id": "p",
             "user_id": "u", "consumer_generation": None, "consumer_type": "INSTANCE"})),
-        ("GET providers, new connection", *_timed("GET", f"{base}/resource_providers")),
+        ("GET providers", *_timed("GET", f"{base}/resource_providers")),
     ]
     proxy.restore()
     print()
