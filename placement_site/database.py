@@ -219,8 +219,9 @@ class StatementDeadlines:
 
     The server's ``statement_timeout`` stops a slow statement, but a server
     (or network path) that has stopped answering altogether never says so,
-    and psycopg would wait for it for ever. This execute wrapper notes when
-    each statement must be over; one thread per process shuts down the
+    and psycopg would wait for it for ever. This execute wrapper (and
+    ``bounding``, around COMMIT and ROLLBACK) notes when each statement must
+    be over; one thread per process shuts down the
     socket of a statement still waiting past that, so psycopg raises
     "connection lost" (a 503) and Django drops the connection. ``grace``
     leaves the server time to cancel first when it still can.
@@ -235,17 +236,38 @@ class StatementDeadlines:
         self.cut = 0
 
     def __call__(self, execute, sql, params, many, context):
-        if self._watcher is None:
-            self._start()
-        key = threading.get_ident()
-        fd = context["connection"].connection.fileno()
-        with self._lock:
-            self._waiting[key] = (time.monotonic() + self.seconds, fd)
+        key = self._enter(context["connection"].connection)
         try:
             return execute(sql, params, many, context)
         finally:
             with self._lock:
                 self._waiting.pop(key, None)
+
+    def bounding(self, wrapper, call):
+        """``call`` (a DatabaseWrapper's ``_commit`` or ``_rollback``, which
+        reach the driver without passing the execute wrappers) under the
+        same deadline."""
+
+        def bounded():
+            if wrapper.connection is None:
+                return call()
+            key = self._enter(wrapper.connection)
+            try:
+                return call()
+            finally:
+                with self._lock:
+                    self._waiting.pop(key, None)
+
+        return bounded
+
+    def _enter(self, driver_connection):
+        if self._watcher is None:
+            self._start()
+        key = threading.get_ident()
+        fd = driver_connection.fileno()
+        with self._lock:
+            self._waiting[key] = (time.monotonic() + self.seconds, fd)
+        return key
 
     def _start(self):
         with self._lock:
@@ -288,8 +310,13 @@ def install_statement_deadlines(seconds: float) -> StatementDeadlines:
     deadlines = StatementDeadlines(seconds)
 
     def add_to(sender, connection, **kwargs):
-        if connection.vendor == "postgresql" and deadlines not in connection.execute_wrappers:
-            connection.execute_wrappers.insert(0, deadlines)
+        # Once per DatabaseWrapper (one per thread and alias), which outlives
+        # its reconnections.
+        if connection.vendor != "postgresql" or deadlines in connection.execute_wrappers:
+            return
+        connection.execute_wrappers.insert(0, deadlines)
+        connection._commit = deadlines.bounding(connection, connection._commit)
+        connection._rollback = deadlines.bounding(connection, connection._rollback)
 
     connection_created.connect(add_to, weak=False, dispatch_uid="placement-statement-deadlines")
     return deadlines

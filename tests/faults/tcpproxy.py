@@ -18,6 +18,7 @@ class TCPProxy:
         self._open = set()
         self._down = False
         self._silent = False
+        self._silent_after = None
         self._closing = False
         self.connections = 0
         threading.Thread(target=self._accept, daemon=True).start()
@@ -59,6 +60,8 @@ class TCPProxy:
                 if not data:
                     break
                 with self._lock:
+                    if self._silent_after and self._silent_after in data:
+                        self._silent = True
                     silent = self._silent
                 if dst is not None and not silent:
                     dst.sendall(data)
@@ -89,12 +92,19 @@ class TCPProxy:
         with self._lock:
             self._silent = True
 
+    def silence_on(self, marker: bytes):
+        """Go silent when a client sends ``marker`` (e.g. b"COMMIT"), which
+        is swallowed: the database stops answering at that very message."""
+        with self._lock:
+            self._silent_after = marker
+
     def restore(self):
         """Forward again; connections opened while silent stay useless (their
         client sent its start-up messages into the void), so they are cut."""
         with self._lock:
             self._down = False
             was_silent, self._silent = self._silent, False
+            self._silent_after = None
             live = list(self._open) if was_silent else []
         for sock in live:
             self._drop(sock)

@@ -85,3 +85,26 @@ def test_silent_database_answers_503_before_the_worker_timeout(silent_server):
             break
         time.sleep(0.2)
     assert r.status_code == 200, r.text
+
+
+def test_database_silent_at_commit_answers_503(silent_server):
+    """The database stops answering at the very COMMIT of a claim: the
+    statement timeout covers the commit too (on PostgreSQL its client side,
+    which the driver's commit does not pass through by itself)."""
+    base, proxy = silent_server
+    rp = str(uuid.uuid4())
+    r = requests.post(f"{base}/resource_providers", headers=HEADERS,
+                      json={"name": f"rp-{rp}", "uuid": rp})
+    assert r.status_code == 200, r.text
+    r = requests.put(f"{base}/resource_providers/{rp}/inventories", headers=HEADERS, json={
+        "resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8}}})
+    assert r.status_code == 200, r.text
+    proxy.silence_on(b"COMMIT")
+    seconds, status, retry, body = _timed("PUT", f"{base}/allocations/{uuid.uuid4()}", json={
+        "allocations": {rp: {"resources": {"VCPU": 1}}}, "project_id": "p",
+        "user_id": "u", "consumer_generation": None, "consumer_type": "INSTANCE"})
+    proxy.restore()
+    print(f"\nsilent at COMMIT: {status} after {seconds:.2f} s (Retry-After {retry})")
+    assert status == 503, (seconds, status, body)
+    assert retry == "5"
+    assert seconds < 20
