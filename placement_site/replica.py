@@ -93,7 +93,6 @@ def bulk_read(handler):
 
 def _replica_state() -> str:
     """fresh, lagging, down or not_a_replica."""
-    global _down_until
     if time.monotonic() < _down_until:
         return "down"
     # A primary that fails here fails the request as it would without a replica (a 503).
