@@ -62,8 +62,15 @@ test-databases: venv
 
 test-postgres: test-databases
 
+# Upstream's gabbi HTTP tests (openstack-placement 16.0.0's files, fetched
+# with pip and cached under ~/.cache/placement-conformance, never copied
+# into the repository) against this server, judged against the known-failures
+# list; see conformance/README.md.  More options with ARGS, e.g.
+#   make conformance ARGS="--files cors granular --jobs 1"
+# CONFORMANCE_DB_URL=mysql://root@127.0.0.1:3306/ runs it on MariaDB.
+ARGS ?=
 conformance: venv
-	../shared/conformance/run --known-failures conformance-known-failures.txt
+	conformance/run --known-failures conformance-known-failures.txt $(ARGS)
 
 # The real-Keystone integration test (tests/keystone): installs Keystone and
 # keystonemiddleware (requirements-keystone.txt) in a throwaway virtualenv
@@ -163,11 +170,10 @@ test-galera: venv
 # PostgreSQL primary on 127.0.0.1:5440 and a replica made by pg_basebackup on
 # :5441 (tests/replica/cluster.sh, as root; the servers run as postgres),
 # then tests/replica (where reads go, lag, the replica stopped, a stale
-# candidate refused at claim time) and, when CONFORMANCE_RUNNER names the
-# shared conformance runner, its files with the replica configured
-# (REPLICA_CONFORMANCE_ARGS, e.g. "--list smoke", narrows them). Both
-# clusters are removed afterwards. About two minutes, plus the conformance
-# run (all 63 files: about 8 minutes on a 2-core machine).
+# candidate refused at claim time) and the conformance files against servers
+# reading from the replica (REPLICA_CONFORMANCE_ARGS, e.g. "--list smoke",
+# narrows them). Both clusters are removed afterwards. About two minutes,
+# plus the conformance run (all files: several minutes on a 2-core machine).
 REPLICA_PORTS ?= 19700-19799
 REPLICA_CONFORMANCE_ARGS ?=
 .PHONY: test-replica
@@ -175,21 +181,22 @@ test-replica: venv
 	tests/replica/cluster.sh start
 	env -u DATABASE_URL PLACEMENT_REPLICA_TEST=1 REPLICA_TEST_PORTS=$(REPLICA_PORTS) \
 		$(VENV)/bin/python -m pytest -q -s tests/replica; rc=$$?; \
-	if [ $$rc -eq 0 ] && [ -n "$$CONFORMANCE_RUNNER" ]; then \
+	if [ $$rc -eq 0 ]; then \
 		CONFORMANCE_PG_URL=postgres://root@127.0.0.1:5440/postgres \
-		CONFORMANCE_PORT_RANGE=$(REPLICA_PORTS) $$CONFORMANCE_RUNNER --jobs 2 \
+		CONFORMANCE_PORT_RANGE=$(REPLICA_PORTS) conformance/run --jobs 2 \
 			--known-failures conformance-known-failures.txt $(REPLICA_CONFORMANCE_ARGS) \
 			--server-env PLACEMENT_DB_REPLICA_URL=postgres://root@127.0.0.1:5441; rc=$$?; \
-	elif [ -z "$$CONFORMANCE_RUNNER" ]; then \
-		echo "== CONFORMANCE_RUNNER not set: the conformance files were not run against the replica"; \
 	fi; \
 	tests/replica/cluster.sh stop; exit $$rc
 
-# The installation integration test (tests/deploy/test_install.py): `pip
-# install .` into a virtualenv (dependencies cached under
-# ~/.cache/placement-install), then placement-manage, placement-status and
-# gunicorn with only placement.conf or OS_* variables, on PostgreSQL at
-# 127.0.0.1:5432.  Not part of `make test`.
+# The installation integration test (tests/deploy/test_install.py): the
+# wheel built and installed alone into an empty virtualenv (its declared
+# dependencies from the package index through pip's cache, requirements.txt
+# only as version constraints), then placement-manage, placement-status,
+# every operator command and gunicorn with only placement.conf or OS_*
+# variables, on PostgreSQL (127.0.0.1:5432) and MariaDB (127.0.0.1:3306),
+# and with no configuration at all (nothing written under site-packages).
+# Not part of `make test`.
 .PHONY: test-install
 test-install: venv
 	env -u DATABASE_URL PLACEMENT_INSTALL_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_install.py -m install -s
