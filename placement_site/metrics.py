@@ -10,7 +10,9 @@ in), and dead workers are marked through the gunicorn hook in
 development server) the figures live in this process only.
 
 The capacity gauges need the allocations app and live there
-(``allocations.metrics``); the ``/metrics`` view joins both.
+(``allocations.metrics``); the ``/metrics`` view joins both.  Apps above
+allocations (planning) add their scrape-time collectors with
+:func:`register_collector` from their ``AppConfig.ready``.
 """
 import json
 import os
@@ -43,6 +45,21 @@ BULK_READS = Counter(
     "broke mid-read), not_a_replica.",
     ["source", "reason"],
 )
+# Recorded by planning.failures: ``kind`` is "candidates" (no candidates) or
+# "claim" (a claim refused for capacity); ``reason`` one of a fixed set of
+# constraint kinds (planning.failures.REASONS), never the query.
+SCHEDULING_FAILURES = Counter(
+    "placement_scheduling_failures", "Scheduling failures by kind and reason.",
+    ["kind", "reason"],
+)
+
+_EXTRA_COLLECTORS = []
+
+
+def register_collector(collector):
+    """Add a scrape-time collector (an object with ``collect()``) to /metrics."""
+    if not any(type(c) is type(collector) for c in _EXTRA_COLLECTORS):
+        _EXTRA_COLLECTORS.append(collector)
 
 
 def route_of(request):
@@ -78,8 +95,9 @@ def request_metrics_text(extra_collectors=()):
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = CollectorRegistry()
-        for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES, BULK_READS):
+        for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES, SCHEDULING_FAILURES,
+                          BULK_READS):
             registry.register(collector)
-    for collector in extra_collectors:
+    for collector in [*extra_collectors, *_EXTRA_COLLECTORS]:
         registry.register(collector)
     return generate_latest(registry)
