@@ -6,16 +6,36 @@ page tests hold them to it): aggregate in SQL, join in Python by id.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import defaultdict
+from datetime import timedelta
 
 import os_traits
-from django.db.models import Count, Max, Min, Sum
+from django.db.models import (
+    Q,
+    Case,
+    Count,
+    Exists,
+    F,
+    FloatField,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce, Floor
 
-from allocations.models import Allocation, Consumer
-from allocations.selectors import provider_forest
+from allocations.models import Allocation, Consumer, ConsumerType, UsageSnapshot
+from allocations import audit
+from allocations.selectors import consumers_empty, consumers_incomplete, provider_forest
 from providers.models import (
     Aggregate,
     Inventory,
+    ProviderAggregate,
     ProviderTrait,
     ResourceProvider,
     capacity_expression,
@@ -186,7 +206,8 @@ def provider_consumers(provider: ResourceProvider, limit=200):
     """Consumers holding allocations on the provider, with what they hold (1 query)."""
     by_consumer = {}
     rows = (Allocation.objects.filter(resource_provider=provider)
-            .select_related("consumer__project", "consumer__user", "resource_class")
+            .select_related("consumer__project", "consumer__user", "consumer__consumer_type",
+                            "resource_class")
             .order_by("consumer__uuid", "resource_class__name"))
     for a in rows:
         entry = by_consumer.setdefault(a.consumer_id, {"consumer": a.consumer, "resources": []})
@@ -304,3 +325,213 @@ def disabled_among(provider_ids) -> set[int]:
     return set(ProviderTrait.objects.filter(
         resource_provider_id__in=list(provider_ids), trait__name=DISABLED_TRAIT)
         .values_list("resource_provider_id", flat=True))
+
+
+# --- how full a provider is ------------------------------------------------------
+#
+# A provider's fullness in one class is used / capacity of that inventory,
+# capacity floored like ``Inventory.capacity`` (so the SQL and the page's
+# ``Capacity.fraction`` agree to the last bit); an inventory with no
+# capacity left but something allocated counts as full. Its overall
+# fullness is that of its fullest class. Worked out in SQL so that sorting
+# and the threshold run over every provider, not one page.
+
+
+def _inventory_fullness():
+    """Inventory rows of the outer provider, each annotated with ``frac``."""
+    used = (Allocation.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
+                                      resource_class_id=OuterRef("resource_class_id"))
+            .order_by().values("resource_provider_id").annotate(s=Sum("used")).values("s"))
+    return (Inventory.objects.filter(resource_provider_id=OuterRef("pk"))
+            .annotate(cap=Floor(capacity_expression()),
+                      held=Coalesce(Subquery(used, output_field=IntegerField()), 0))
+            .annotate(frac=Case(
+                When(cap__gt=0, then=Cast("held", FloatField()) / F("cap")),
+                When(held__gt=0, then=Value(1.0)),
+                default=Value(0.0), output_field=FloatField())))
+
+
+def with_fullness(providers, resource_class: str = ""):
+    """``providers`` annotated with ``fullness`` (0.0-1.0 and beyond when
+    over-committed; None without inventory of the class): of
+    ``resource_class``, or of the fullest class when it is empty."""
+    rows = _inventory_fullness()
+    if resource_class:
+        rows = rows.filter(resource_class__name=resource_class)
+    return providers.annotate(fullness=Subquery(
+        rows.order_by("-frac").values("frac")[:1], output_field=FloatField()))
+
+
+def sort_by_fullness(providers, *, descending=True):
+    """Fullest first (or emptiest first), providers without the class last,
+    then by name: the order holds across pages."""
+    key = F("fullness").desc(nulls_last=True) if descending else F("fullness").asc(nulls_last=True)
+    return providers.order_by(key, "name", "pk")
+
+
+def full_at_least(providers, fraction: float, resource_class: str = ""):
+    """The providers with at least one class (or ``resource_class``) used to
+    ``fraction`` of its capacity or more."""
+    rows = _inventory_fullness().filter(frac__gte=fraction)
+    if resource_class:
+        rows = rows.filter(resource_class__name=resource_class)
+    return providers.filter(Exists(rows))
+
+
+def inventory_class_names() -> list[str]:
+    """The classes some provider has inventory of (the fullness choices)."""
+    return list(ResourceClass.objects.filter(inventories__isnull=False).distinct()
+                .order_by("name").values_list("name", flat=True))
+
+
+def full_providers(fraction: float, resource_class: str = ""):
+    """The providers :func:`full_at_least` keeps, fullest first, roots joined."""
+    return sort_by_fullness(full_at_least(
+        with_fullness(ResourceProvider.objects.select_related("root"), resource_class),
+        fraction, resource_class))
+
+
+def full_rows(providers, over, batch=500):
+    """(provider, its root when nested, its classes ``over`` keeps, disabled)
+    for each provider of the query ``providers`` (read ``batch`` at a time)
+    or of the list ``providers`` (``batch`` None), 2 queries a batch."""
+    chunks = [list(providers)] if batch is None else (
+        list(providers[start:start + batch]) for start in itertools.count(0, batch))
+    for chunk in chunks:
+        if not chunk:
+            return
+        caps = capacities(rp.pk for rp in chunk)
+        disabled = disabled_among(rp.pk for rp in chunk)
+        for rp in chunk:
+            root = rp.root if rp.root_id not in (None, rp.pk) else None
+            yield rp, root, over(caps.get(rp.pk, [])), rp.pk in disabled
+
+
+# --- names for uuids ---------------------------------------------------------------
+
+
+def provider_names(uuids) -> dict[str, str]:
+    """uuid -> name of the providers that still exist (1 query)."""
+    return dict(ResourceProvider.objects.filter(uuid__in=set(uuids)).values_list("uuid", "name"))
+
+
+def consumer_types(uuids) -> dict[str, str]:
+    """uuid -> consumer type ("" when unknown) of the consumers that still
+    exist (1 query)."""
+    return {u: t or "" for u, t in Consumer.objects.filter(uuid__in=set(uuids))
+            .values_list("uuid", "consumer_type__name")}
+
+
+def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
+    """aggregate uuid -> its members' names, sharing providers first (an
+    aggregate is best known by the pool it shares), then by name (1 query)."""
+    shares = ProviderTrait.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
+                                          trait__name=SHARING_TRAIT)
+    rows = (ProviderAggregate.objects.filter(aggregate__uuid__in=set(aggregate_uuids))
+            .annotate(shares=Exists(shares))
+            .order_by("aggregate__uuid", "-shares", "resource_provider__name")
+            .values_list("aggregate__uuid", "resource_provider__name"))
+    out = defaultdict(list)
+    for aggregate, name in rows:
+        out[aggregate].append(name)
+    return dict(out)
+
+
+# --- consumers ---------------------------------------------------------------------
+
+
+def consumer_search(q: str = "", consumer_type: str = ""):
+    """Consumers whose uuid contains ``q`` or whose project or user is ``q``,
+    of ``consumer_type`` ("unknown": none), by uuid, with ``n_allocations``."""
+    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
+        n_allocations=Count("allocations")).order_by("uuid")
+    if q:
+        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q)
+                       | Q(user__external_id=q))
+    if consumer_type == "unknown":
+        qs = qs.filter(consumer_type__isnull=True)
+    elif consumer_type:
+        qs = qs.filter(consumer_type__name=consumer_type)
+    return qs
+
+
+def consumer_type_names() -> list[str]:
+    return list(ConsumerType.objects.order_by("name").values_list("name", flat=True))
+
+
+def consumer_holdings(consumer_ids) -> dict[int, dict]:
+    """Per consumer: the trees it holds allocations in ("hosts": their
+    roots' (uuid, name), by name) and its amounts summed per class over
+    every provider (1 query)."""
+    out = {}
+    for consumer, root_uuid, root_name, rp_uuid, rp_name, rc, used in (
+        Allocation.objects.filter(consumer_id__in=list(consumer_ids))
+        .values_list("consumer_id", "resource_provider__root__uuid",
+                     "resource_provider__root__name", "resource_provider__uuid",
+                     "resource_provider__name", "resource_class__name", "used")
+    ):
+        entry = out.setdefault(consumer, {"hosts": {}, "resources": {}})
+        # A provider whose root is gone (never in a sound database) stands for itself.
+        entry["hosts"][root_uuid or rp_uuid] = root_name or rp_name
+        entry["resources"][rc] = entry["resources"].get(rc, 0) + used
+    return {c: {"hosts": sorted(e["hosts"].items(), key=lambda kv: kv[1]),
+                "resources": dict(sorted(e["resources"].items()))} for c, e in out.items()}
+
+
+def consumer_get(uuid: str):
+    """The consumer, or None."""
+    return (Consumer.objects.select_related("project", "user", "consumer_type")
+            .filter(uuid=uuid).first())
+
+
+def snapshot_aggregates() -> list[str]:
+    """The aggregates usage snapshots were taken of."""
+    return list(UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
+        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid"))
+
+
+# --- the audit ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Finding:
+    """One check of the audit: its rows (as ``allocations.audit`` gives them)
+    and whether the console can fix it."""
+
+    key: str
+    title: str
+    rows: list
+    fix: str = ""  # what the fix does, "" when a person must decide
+
+
+FIXES = {
+    "consumers_without_allocations": "Delete these consumers (each re-checked under its lock: "
+                                     "one that got allocations meanwhile stays).",
+    "allocations_without_inventory": "Rewrite each consumer without these allocations (they "
+                                     "reserve nothing; generation-checked, recorded in the "
+                                     "allocation history).",
+}
+
+
+def audit_findings(*, migration_age_hours: float) -> list[Finding]:
+    """What ``manage.py audit_allocations`` reports, in its order."""
+    empty = list(consumers_empty().order_by("uuid").values_list("uuid", flat=True))
+    over = [{k: p[k] for k in ("provider", "resource_class", "used", "capacity")}
+            for p in audit.over_capacity() if p["has_inventory"]]
+    return [
+        Finding("consumers_without_allocations", "Consumers without allocations", empty,
+                FIXES["consumers_without_allocations"]),
+        Finding("invalid_rows", "Stored rows the API would refuse", audit.invalid_rows()),
+        Finding("over_capacity", "Provider/class pairs over capacity", over),
+        Finding("allocations_without_inventory", "Allocations without inventory",
+                audit.allocations_without_inventory(), FIXES["allocations_without_inventory"]),
+        Finding("consumers_spanning_trees", "Consumers spanning more than one tree",
+                audit.consumers_spanning_trees()),
+        Finding("stale_migrations", f"MIGRATION consumers older than {migration_age_hours:g} h",
+                audit.stale_migrations(older_than=timedelta(hours=migration_age_hours))),
+        Finding("disabled_providers_with_consumers",
+                "COMPUTE_STATUS_DISABLED providers holding consumers",
+                audit.disabled_providers_with_consumers()),
+        Finding("incomplete_consumers", "Incomplete consumers (run manage.py heal_consumers)",
+                list(consumers_incomplete().order_by("uuid").values_list("uuid", flat=True))),
+    ]

@@ -5,6 +5,7 @@ import csv
 import itertools
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
@@ -13,14 +14,15 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import explain, history, services, snapshots
+from allocations import audit, explain, history, services, snapshots
 from allocations.forms import FlavorForm
 from allocations.headroom import flavor_list, headroom
-from allocations.models import Consumer, ConsumerType, Flavor, UsageSnapshot
+from allocations.models import Flavor
 from console import charts
 from console import selectors
 from console.throttle import ThrottledAuthenticationForm
@@ -80,9 +82,7 @@ def _page(request, queryset):
 
 
 def _query_without_page(request):
-    params = request.GET.copy()
-    params.pop("page", None)
-    return params.urlencode()
+    return _query_without(request, "page")
 
 
 def _wants_csv(request):
@@ -128,6 +128,8 @@ def overview(request):
     }
     context["flavors"] = flavor_list()
     context["headroom"] = headroom(context["flavors"])
+    context["aggregate_members"] = selectors.aggregate_members(
+        {agg for counts in context["headroom"].values() for agg in counts["aggregates"]})
     context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
     context["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return render(request, "console/overview.html", context)
@@ -170,6 +172,37 @@ def flavor_delete(request, pk):
     return redirect("console:flavors")
 
 
+SORTS = {"name": "name", "full": "fullest first", "empty": "emptiest first"}
+
+
+def _fullness_options(request, *, threshold_param, default_threshold=None):
+    """The sort order, resource class and fullness threshold (a percentage)
+    asked for, with a message per value that cannot be used (that value is
+    then ignored)."""
+    problems = []
+    sort = request.GET.get("sort", "").strip() or "name"
+    if sort not in SORTS:
+        problems.append(f"Sort must be one of: {', '.join(SORTS)}.")
+        sort = "name"
+    resource_class = request.GET.get("class", "").strip()
+    classes = selectors.inventory_class_names()
+    if resource_class and resource_class not in classes:
+        problems.append(f"No provider has inventory of {resource_class!r}.")
+        resource_class = ""
+    raw = request.GET.get(threshold_param, "").strip()
+    threshold = default_threshold
+    if raw:
+        try:
+            threshold = float(raw.rstrip("%").replace(",", ""))
+            if not 0 <= threshold <= 10000 or threshold != threshold:
+                raise ValueError
+        except ValueError:
+            problems.append("Fullness must be a percentage between 0 and 10000 "
+                            f"(over-committed providers pass 100), not {raw!r}.")
+            threshold = default_threshold
+    return sort, resource_class, threshold, classes, problems
+
+
 @staff_required
 def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
@@ -177,7 +210,13 @@ def provider_list(request):
     fs = ResourceProviderFilterSet(
         request.GET or None, queryset=ResourceProvider.objects.order_by("name"), lenient=True
     )
-    qs = fs.qs
+    sort, resource_class, threshold, classes, problems = _fullness_options(
+        request, threshold_param="full")
+    qs = selectors.with_fullness(fs.qs, resource_class)
+    if threshold is not None:
+        qs = selectors.full_at_least(qs, threshold / 100, resource_class)
+    if sort != "name":
+        qs = selectors.sort_by_fullness(qs, descending=sort == "full")
     if _wants_csv(request):
         return _csv("providers.csv", ["uuid", "name", "parent_uuid", "generation",
                                       "resource_class", "capacity", "used"],
@@ -188,8 +227,49 @@ def provider_list(request):
     rows = [(rp, caps.get(rp.pk, []), rp.pk in disabled) for rp in page]
     return render(request, "console/provider_list.html", {
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
-        "problems": fs.problems, "more_filters": _more_filters(request, fs),
+        "problems": fs.problems + problems, "more_filters": _more_filters(request, fs),
+        "sort": sort, "sorts": SORTS, "resource_class": resource_class, "classes": classes,
+        "full": request.GET.get("full", "").strip() if threshold is not None else "",
+        "sort_query": _query_without(request, "page", "sort"),
     })
+
+
+FULL_HOSTS_THRESHOLD = 90.0
+
+
+@staff_required
+def full_hosts(request):
+    """Every provider with a class (or the class asked for) used to the
+    threshold or beyond, fullest first; its classes over the line shown."""
+    _, resource_class, threshold, classes, problems = _fullness_options(
+        request, threshold_param="above", default_threshold=FULL_HOSTS_THRESHOLD)
+    fraction = threshold / 100
+    qs = selectors.full_providers(fraction, resource_class)
+
+    def over(caps):
+        return [c for c in caps if c.total and (not resource_class or c.resource_class == resource_class)
+                and c.fraction >= fraction]
+
+    if _wants_csv(request):
+        return _csv("full-hosts.csv", ["uuid", "name", "root_name", "disabled", "resource_class",
+                                       "used", "capacity", "percent"],
+                    ([rp.uuid, rp.name, root.name if root else "", "yes" if off else "",
+                      cap.resource_class, cap.used, cap.capacity, cap.percent]
+                     for rp, root, caps, off in selectors.full_rows(qs, over)
+                     for cap in caps))
+    page = _page(request, qs)
+    return render(request, "console/full_hosts.html", {
+        "page": page, "rows": list(selectors.full_rows(page, over, batch=None)),
+        "query": _query_without_page(request), "problems": problems,
+        "above": f"{threshold:g}", "resource_class": resource_class, "classes": classes,
+    })
+
+
+def _query_without(request, *names):
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return params.urlencode()
 
 
 # The API's parameters the FilterSet applies but the form has no field of its
@@ -211,9 +291,16 @@ def provider_detail(request, uuid):
     traits = list(rp.traits.order_by("name").values_list("name", flat=True))
     tree_aggregates = ProviderAggregate.objects.filter(
         resource_provider_id__in=[node.pk for _, node in tree]).values_list("aggregate_id", flat=True)
+    parent_of = {node.pk: node.parent_id for _, node in tree}
+    ancestors, up = set(), rp.parent_id
+    while up is not None and up not in ancestors:
+        ancestors.add(up)
+        up = parent_of.get(up)
     return render(request, "console/provider_detail.html", {
         "rp": rp,
         "tree": tree,
+        "ancestors": ancestors,
+        "aggregate_members": selectors.aggregate_members(a.uuid for a in aggregates),
         # A root with children: what the whole tree holds (NUMA cells, NICs).
         "tree_totals": selectors.tree_totals([node.pk for _, node in tree])
         if len(tree) > 1 and rp.parent_id is None else {},
@@ -264,32 +351,28 @@ def consumer_list(request):
                      for row in selectors.project_totals(limit=None)
                      for rc, n in row["used"].items()))
     q = request.GET.get("q", "").strip()
-    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
-        n_allocations=Count("allocations")).order_by("uuid")
-    if q:
-        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q) | Q(user__external_id=q))
     consumer_type = request.GET.get("type", "").strip()
-    if consumer_type == "unknown":
-        qs = qs.filter(consumer_type__isnull=True)
-    elif consumer_type:
-        qs = qs.filter(consumer_type__name=consumer_type)
+    qs = selectors.consumer_search(q, consumer_type)
     if _wants_csv(request):
         return _csv("consumers.csv", ["uuid", "project", "user", "consumer_type", "generation",
-                                      "allocations"],
+                                      "allocations", "created_at"],
                     ([c.uuid, c.project.external_id, c.user.external_id,
                       c.consumer_type.name if c.consumer_type else "", c.generation,
-                      c.n_allocations] for c in qs.iterator()))
+                      c.n_allocations, c.created_at.isoformat()] for c in qs.iterator()))
+    page = _page(request, qs)
+    holdings = selectors.consumer_holdings(c.pk for c in page)
     return render(request, "console/consumer_list.html", {
-        "page": _page(request, qs), "q": q, "query": _query_without_page(request),
-        "type": consumer_type,
-        "types": list(ConsumerType.objects.order_by("name").values_list("name", flat=True)),
+        "page": page, "q": q, "query": _query_without_page(request),
+        "rows": [(c, holdings.get(c.pk, {"hosts": [], "resources": {}})) for c in page],
+        "type": consumer_type, "types": selectors.consumer_type_names(),
         "projects": selectors.project_totals()})
 
 
 @staff_required
 def consumer_detail(request, uuid):
-    consumer = get_object_or_404(
-        Consumer.objects.select_related("project", "user", "consumer_type"), uuid=uuid)
+    consumer = selectors.consumer_get(uuid)
+    if consumer is None:
+        raise Http404(f"no consumer {uuid}")
     return render(request, "console/consumer_detail.html", {
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
         **_history(consumer=consumer.uuid)})
@@ -301,8 +384,14 @@ HISTORY_ROWS = 50
 def _history(**which):
     """The latest allocation changes of a consumer or provider, newest first."""
     rows = list(history.changes_for(**which).order_by("-created_at", "-id")[:HISTORY_ROWS + 1])
-    return {"history": rows[:HISTORY_ROWS], "history_truncated": len(rows) > HISTORY_ROWS,
-            "history_by": next(iter(which))}
+    by = next(iter(which))
+    shown = rows[:HISTORY_ROWS]
+    return {"history": shown, "history_truncated": len(rows) > HISTORY_ROWS, "history_by": by,
+            # The other side of each change, by name (providers) or kind (consumers).
+            "history_names": selectors.provider_names(c.provider_uuid for c in shown)
+            if by == "consumer" else {},
+            "history_types": selectors.consumer_types(c.consumer_uuid for c in shown)
+            if by == "provider" else {}}
 
 
 SHOW_REMOVED = 15
@@ -333,10 +422,85 @@ def usage(request):
         problem, days = "Days must be a whole number of at least 1.", 7
     since = timezone.now() - timezone.timedelta(days=days)
     series = snapshots.series(aggregate_uuid=aggregate, since=since)
-    aggregates = UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
-        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid")
+    aggregates = selectors.snapshot_aggregates()
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
-        "aggregates": list(aggregates), "aggregate": aggregate, "days": days,
+        "aggregates": aggregates, "aggregate": aggregate, "days": days,
+        "aggregate_members": selectors.aggregate_members(aggregates),
         "problem": problem,
     })
+
+
+AUDIT_SOURCE = "console_audit"
+
+
+def _migration_age(request):
+    raw = request.GET.get("migration_age_hours", "").strip()
+    if not raw:
+        return 24.0, None
+    try:
+        hours = float(raw)
+        if not 0 <= hours < 1e6:
+            raise ValueError
+    except ValueError:
+        return 24.0, f"Migration age must be a number of hours of at least 0, not {raw!r}."
+    return hours, None
+
+
+@staff_required
+def audit_page(request):
+    """The findings of ``manage.py audit_allocations``; its two safe fixes
+    for staff after a confirmation page (GET ``?confirm=<finding>`` shows
+    what would change, the POST it sends applies it to those rows that
+    are still findings)."""
+    hours, problem = _migration_age(request)
+    findings = selectors.audit_findings(migration_age_hours=hours)
+    by_key = {f.key: f for f in findings}
+    if request.method == "POST":
+        return _audit_fix(request, by_key)
+    confirm = by_key.get(request.GET.get("confirm", ""))
+    if confirm is not None and not confirm.fix:
+        confirm, problem = None, "That finding has no automatic fix: it needs a person."
+    uuids = {r for f in findings for r in _provider_uuids(f)}
+    consumers = {r for f in findings for r in _consumer_uuids(f)}
+    return render(request, "console/audit.html", {
+        "findings": findings, "confirm": confirm, "problem": problem,
+        "hours": f"{hours:g}", "names": selectors.provider_names(uuids),
+        "types": selectors.consumer_types(consumers),
+        "done": request.GET.get("done", ""), "fixed": request.GET.get("fixed", ""),
+        "failed": request.GET.getlist("failed"),
+    })
+
+
+def _provider_uuids(finding):
+    for row in finding.rows:
+        if isinstance(row, dict) and "provider" in row:
+            yield row["provider"]
+
+
+def _consumer_uuids(finding):
+    for row in finding.rows:
+        if isinstance(row, str) and finding.key != "invalid_rows":
+            yield row
+        elif isinstance(row, dict) and "consumer" in row:
+            yield row["consumer"]
+
+
+def _audit_fix(request, by_key):
+    key = request.POST.get("fix", "")
+    finding = by_key.get(key)
+    if finding is None or not finding.fix:
+        raise Http404(f"no fix {key!r}")
+    # Only what the operator saw and confirmed, and only if it is still a finding.
+    confirmed = set(request.POST.getlist("consumer"))
+    user = request.user.get_username()
+    failed = []
+    if key == "consumers_without_allocations":
+        fixed = services.consumers_delete_empty(
+            uuids=sorted(u for u in finding.rows if u in confirmed))
+    else:
+        fixed, failed = audit.drop_allocations_without_inventory(
+            [r for r in finding.rows if r["consumer"] in confirmed],
+            source=AUDIT_SOURCE, user_id=user)
+    params = {"done": key, "fixed": fixed, "failed": failed}
+    return redirect(f"{reverse('console:audit')}?{urlencode(params, doseq=True)}")
