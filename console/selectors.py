@@ -411,20 +411,30 @@ def full_rows(providers, over, batch=500):
 
 
 def provider_names(uuids) -> dict[str, str]:
-    """uuid -> name of the providers that still exist (1 query)."""
+    """uuid -> name of the providers that still exist (1 query, none for no uuids)."""
+    uuids = set(uuids)
+    if not uuids:
+        return {}
     return dict(ResourceProvider.objects.filter(uuid__in=set(uuids)).values_list("uuid", "name"))
 
 
 def consumer_types(uuids) -> dict[str, str]:
     """uuid -> consumer type ("" when unknown) of the consumers that still
-    exist (1 query)."""
+    exist (1 query, none for no uuids)."""
+    uuids = set(uuids)
+    if not uuids:
+        return {}
     return {u: t or "" for u, t in Consumer.objects.filter(uuid__in=set(uuids))
             .values_list("uuid", "consumer_type__name")}
 
 
 def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
     """aggregate uuid -> its members' names, sharing providers first (an
-    aggregate is best known by the pool it shares), then by name (1 query)."""
+    aggregate is best known by the pool it shares), then by name (1 query,
+    none for no aggregates)."""
+    aggregate_uuids = set(aggregate_uuids)
+    if not aggregate_uuids:
+        return {}
     shares = ProviderTrait.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
                                           trait__name=SHARING_TRAIT)
     rows = (ProviderAggregate.objects.filter(aggregate__uuid__in=set(aggregate_uuids))

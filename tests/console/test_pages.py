@@ -114,10 +114,11 @@ def test_provider_detail(staff, data, django_assert_max_num_queries):
     assert "HW_CPU_X86_AVX" in html and "VCPU" in html and "MEMORY_MB" in html
     assert data["consumers"][0].uuid in html
     # (65536 - 2048) * 1.0 MiB, shown as 62 GiB with the raw count on hover.
-    assert 'title="63488 MEMORY_MB" data-sort="63488">62 GiB</span>' in html
+    assert 'title="63,488 MEMORY_MB" data-sort="63488">62 GiB</span>' in html
     disk = data["shared"][0]
-    # 13: a sharing provider's page also lists the trees it serves (1 query).
-    with django_assert_max_num_queries(13):
+    # 14: a sharing provider's page also lists the trees it serves (1 query),
+    # and names its aggregate by its members (1).
+    with django_assert_max_num_queries(14):
         html = staff.get(f"/console/providers/{disk.uuid}/").content.decode()
     assert html.count("/console/consumers/") >= 10
     assert staff.get("/console/providers/nope/").status_code == 404
