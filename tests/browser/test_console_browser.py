@@ -76,7 +76,7 @@ def test_console_walkthrough(browser, live_server, seeded):
     page.screenshot(path=str(SHOTS / "provider_child.png"), full_page=True)
 
     consumer = seeded["consumers"][0]
-    page.click(f"#consumers >> text={consumer.uuid}")
+    page.click(f"#consumers a[href='/console/consumers/{consumer.uuid}/']")
     page.wait_for_url(f"{base}/console/consumers/{consumer.uuid}/")
     allocs = page.locator("#allocations").inner_text()
     assert "DISK_GB" in allocs and "VCPU" in allocs and f"{root.name}-numa0" in allocs
