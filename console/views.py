@@ -19,7 +19,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import audit, explain, history, services, snapshots
+from allocations import audit, history, services, snapshots
+from candidates import explain, query
 from allocations.forms import FlavorForm
 from allocations.headroom import flavor_list, headroom
 from allocations.models import Flavor
@@ -399,11 +400,11 @@ SHOW_REMOVED = 15
 
 @staff_required
 def why_no_candidates(request):
-    query = request.GET.get("q", "").strip()
-    context = {"q": query}
-    if query:
+    text = request.GET.get("q", "").strip()
+    context = {"q": text}
+    if text:
         try:
-            context["result"] = explain.explain(explain.parse_query(query), show=SHOW_REMOVED)
+            context["result"] = explain.explain(query.parse_query(text), show=SHOW_REMOVED)
         except errors.PlacementError as exc:
             context["problem"] = str(exc)
     return render(request, "console/why.html", context)

@@ -1,8 +1,8 @@
 """The apps import each other in one direction only (docs/architecture.md).
 
 Order: placement_site < resource_classes < providers < allocations <
-{reshaper, console, maintenance}.  A module may import its own app and the
-apps below it; the three on top do not import each other.  The imports
+candidates < {reshaper, console, maintenance}.  A module may import its own
+app and the apps below it; the three on top do not import each other.  The imports
 are read from the source (top-level and function-level alike), so a lazy
 import inside a function counts too.
 """
@@ -16,9 +16,10 @@ LAYER = {
     "resource_classes": 1,
     "providers": 2,
     "allocations": 3,
-    "reshaper": 4,
-    "console": 4,
-    "maintenance": 4,
+    "candidates": 4,
+    "reshaper": 5,
+    "console": 5,
+    "maintenance": 5,
 }
 
 # The root URLconf is the project's wiring, not part of the placement_site

@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
-from allocations.explain import CLASS_REASONS
+from candidates.explain import CLASS_REASONS
 
 register = template.Library()
 
