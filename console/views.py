@@ -24,7 +24,7 @@ from candidates import explain, query
 from allocations.forms import FlavorForm
 from allocations.headroom import flavor_list, headroom
 from allocations.models import Flavor
-from console import charts
+from console import charts, paste
 from console import selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
@@ -395,18 +395,34 @@ def _history(**which):
             if by == "provider" else {}}
 
 
-SHOW_REMOVED = 15
+# Providers named per step; identical reasons fold into one line with a count.
+SHOW_REMOVED = 200
+
+
+def _flavor_query(flavor):
+    """A flavor as Nova asks for it: its resources, disabled hosts excluded."""
+    return f"resources={services.flavor_text(flavor)}&root_required=!COMPUTE_STATUS_DISABLED"
 
 
 @staff_required
 def why_no_candidates(request):
-    text = request.GET.get("q", "").strip()
-    context = {"q": text}
-    if text:
+    """Explain a query pasted as a query string, a URL or a log line holding one."""
+    pasted = request.GET.get("q", "").strip()
+    context = {"q": pasted, "flavors": [(f.name, _flavor_query(f)) for f in flavor_list()]}
+    if not pasted:
+        return render(request, "console/why.html", context)
+    try:
+        text = paste.query_of(pasted)
+    except paste.NoQuery as exc:
+        context["problems"] = [str(exc)]
+        return render(request, "console/why.html", context)
+    context["read"] = text if text != pasted else ""
+    context["problems"] = paste.plain_problems(text)
+    if not context["problems"]:
         try:
             context["result"] = explain.explain(query.parse_query(text), show=SHOW_REMOVED)
         except errors.PlacementError as exc:
-            context["problem"] = str(exc)
+            context["problems"] = [paste.first_line(str(exc))]
     return render(request, "console/why.html", context)
 
 

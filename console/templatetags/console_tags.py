@@ -177,3 +177,19 @@ def aggregate_label(aggregate_uuid, members):
     return format_html('<a class="aggregate" href="{href}?aggregate={u}" title="aggregate {u}">'
                        '{text}</a>', href=reverse("console:providers"), u=aggregate_uuid,
                        text=shown or f"empty aggregate {aggregate_uuid[:8]}")
+
+
+@register.filter
+def fold(removed):
+    """Removed providers (or trees) grouped by their reason, in the order
+    each reason first appears: [(first, [all with that reason])]."""
+    groups = {}
+    for item in removed:
+        groups.setdefault(item.reason, []).append(item)
+    return [(items[0], items) for items in groups.values()]
+
+
+@register.filter
+def unlisted(step):
+    """How many a step removed beyond those it names."""
+    return step.removed_count - len(step.removed)

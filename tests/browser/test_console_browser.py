@@ -83,7 +83,7 @@ def test_console_walkthrough(browser, live_server, seeded):
     page.screenshot(path=str(SHOTS / "consumer.png"), full_page=True)
 
     page.click("text=Why no candidates?")
-    page.fill("input[name=q]", "resources=VCPU:64&required=HW_CPU_X86_AVX")
+    page.fill("[name=q]", "resources=VCPU:64&required=HW_CPU_X86_AVX")
     page.click("form.why button")
     text = page.locator("#group-unsuffixed").inner_text()
     assert "has no VCPU inventory" in text and "max_unit" in text

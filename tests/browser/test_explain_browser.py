@@ -39,7 +39,7 @@ def test_explain_page_names_max_unit_capacity_and_trees(browser, live_server, cl
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     base = live_server.url
     _login(page, base)
-    page.fill("input[name=q]", "resources=VCPU:6,MEMORY_MB:1024,DISK_GB:10")
+    page.fill("[name=q]", "resources=VCPU:6,MEMORY_MB:1024,DISK_GB:10")
     page.click("form.why button")
     page.wait_for_selector("#verdict")
     assert "No candidates" in page.locator("#verdict").inner_text()
@@ -51,7 +51,7 @@ def test_explain_page_names_max_unit_capacity_and_trees(browser, live_server, cl
     assert "cn1-numa0" in group.locator(".closest").inner_text()
     page.screenshot(path=str(SHOTS / "explain_no_candidates.png"), full_page=True)
 
-    page.fill("input[name=q]", "resources=VCPU:4,MEMORY_MB:1024,DISK_GB:10")
+    page.fill("[name=q]", "resources=VCPU:4,MEMORY_MB:1024,DISK_GB:10")
     page.click("form.why button")
     page.wait_for_selector("#verdict.ok")
     assert "1 allocation request(s) found." in page.locator("#verdict").inner_text()
