@@ -5,7 +5,7 @@ import csv
 import itertools
 import time
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
@@ -416,7 +416,7 @@ def why_no_candidates(request):
     except paste.NoQuery as exc:
         context["problems"] = [str(exc)]
         return render(request, "console/why.html", context)
-    context["read"] = text if text != pasted else ""
+    context["read"] = unquote(text) if text != pasted else ""
     context["problems"] = paste.plain_problems(text)
     if not context["problems"]:
         try:

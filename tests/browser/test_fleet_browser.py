@@ -154,3 +154,34 @@ def test_phone_layout_keeps_capacity_and_disabled_badge_on_screen(
     assert badge["x"] + badge["width"] <= 390
     page.screenshot(path=str(SHOTS / "phone_full_hosts.png"), full_page=False)
     page.close()
+
+
+def test_paste_a_logged_url_into_explain(browser, live_server, fleet):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    base = live_server.url
+    _login(page, base, "/console/why/")
+    line = ("2026-11-24 10:01:02.345 1234 DEBUG nova.scheduler.client.report "
+            "[req-2a6f7b3e-9c1d-4e55-8f0a-1b2c3d4e5f60 admin admin] GET call to placement for "
+            "http://controller:8778/placement/allocation_candidates?limit=1000&resources="
+            "DISK_GB%3A20%2CMEMORY_MB%3A70000%2CVCPU%3A2&root_required=%21COMPUTE_STATUS_DISABLED"
+            " used request id req-2a6f7b3e-9c1d-4e55-8f0a-1b2c3d4e5f60")
+    page.fill("[name=q]", line)
+    page.click("form.why button")
+    assert "limit=1000&resources=DISK_GB" in page.locator("#read").inner_text()
+    assert "No candidates" in page.locator("#verdict").inner_text()
+    fold = page.locator("details.fold", has_text="has no MEMORY_MB inventory").first
+    summary = fold.locator("summary").inner_text()
+    # 120 roots and 12 disk pools hold no memory.
+    assert summary.startswith("132 providers: has no MEMORY_MB inventory"), summary
+    assert not fold.locator("a").first.is_visible()
+    fold.locator("summary").click()
+    assert fold.locator("a").count() == 132 and fold.locator("a").first.is_visible()
+    fold.locator("summary").click()
+    page.screenshot(path=str(SHOTS / "why_logged_line.png"), full_page=False)
+    # A bad paste: a sentence, no schema.
+    page.fill("[name=q]", "GET /placement/allocation_candidates?resources=VCPU:1&flavor=m1")
+    page.click("form.why button")
+    problem = page.locator("#problem").inner_text()
+    assert "'flavor' is not a parameter of GET /allocation_candidates" in problem
+    assert "regexes" not in page.content()
+    page.close()

@@ -1,3 +1,4 @@
+from urllib.parse import quote
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -188,6 +189,19 @@ def thousand_provider_pages(d):
         "/console/consumers/",
         f"/console/consumers/{d['consumers'][0].uuid}/",
         "/console/why/?q=resources%3DVCPU%3A100%26required%3DHW_CPU_X86_AVX",
+        "/console/forest/",
+        "/console/usage/",
+        "/console/flavors/",
+        "/console/providers/?sort=full",
+        "/console/providers/?sort=full&class=VCPU&page=3",
+        "/console/providers/?full=75",
+        "/console/full/",
+        "/console/full/?above=50&class=VCPU",
+        "/console/audit/",
+        "/console/why/?q=" + quote(
+            "GET call to placement for http://controller:8778/placement/allocation_candidates?"
+            "limit=1000&resources=DISK_GB%3A20%2CMEMORY_MB%3A70000%2CVCPU%3A2"
+            "&root_required=%21COMPUTE_STATUS_DISABLED used request id req-1", safe=""),
     )
 
 
@@ -196,9 +210,12 @@ def test_thousand_providers_pages_render_with_bounded_queries(
 ):
     # 500 nodes + 500 children + 50 sharing = 1050 providers. Render time
     # is measured by `make bench` (benchmarks/console_pages.py), not here.
+    # 17: the explain page also offers the stored flavors (1 query). An
+    # explanation of a query with a limit (as Nova sends it) runs the
+    # engine's paged search, a few statements per page of roots: 40.
     d = populate(500)
     for url in thousand_provider_pages(d):
-        with django_assert_max_num_queries(16):
+        with django_assert_max_num_queries(40 if "limit%3D" in url else 17, info=url):
             assert staff.get(url).status_code == 200, url
 
 
