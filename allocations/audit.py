@@ -42,7 +42,7 @@ from allocations.models import Allocation, Consumer
 from allocations.selectors import consumers_empty, consumers_incomplete
 from placement_site import errors, request_scope
 from placement_site.uuids import normalize_uuid
-from providers.models import Inventory, ResourceProvider
+from providers.models import Inventory, ResourceProvider, capacity_of
 from resource_classes.api.schemas import CUSTOM_NAME_PATTERN
 from resource_classes.models import ResourceClass, Trait
 
@@ -93,25 +93,24 @@ def over_capacity() -> list[dict]:
     Covers allocations with no inventory left at all, and those beyond
     (total - reserved) * allocation_ratio after an inventory change.
     """
-    used = (
-        Allocation.objects.values("resource_provider_id", "resource_class_id")
+    used = list(
+        Allocation.objects.values_list("resource_provider_id", "resource_class_id")
         .annotate(used=Sum("used"))
         .order_by()
     )
-    inventories = {
-        (inv.resource_provider_id, inv.resource_class_id): inv
-        for inv in Inventory.objects.filter(
-            resource_provider_id__in={u["resource_provider_id"] for u in used}
-        )
+    # Every inventory as plain tuples: cheaper than naming thousands of
+    # providers in an IN list and building a model per row.
+    capacities = {
+        (rp, rc): capacity_of(total, reserved, ratio)
+        for rp, rc, total, reserved, ratio in Inventory.objects.values_list(
+            "resource_provider_id", "resource_class_id", "total", "reserved", "allocation_ratio")
     }
     problems = []
-    for row in used:
-        key = (row["resource_provider_id"], row["resource_class_id"])
-        inv = inventories.get(key)
-        capacity = inv.capacity if inv else 0
-        if row["used"] > capacity:
-            problems.append({"provider_id": key[0], "class_id": key[1], "used": row["used"],
-                             "capacity": capacity, "has_inventory": inv is not None})
+    for rp, rc, amount in used:
+        capacity = capacities.get((rp, rc))
+        if amount > (capacity or 0):
+            problems.append({"provider_id": rp, "class_id": rc, "used": amount,
+                             "capacity": capacity or 0, "has_inventory": capacity is not None})
     if problems:
         rps = dict(ResourceProvider.objects.filter(
             pk__in={p["provider_id"] for p in problems}).values_list("pk", "uuid"))
