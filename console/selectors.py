@@ -29,8 +29,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Floor
 
-from allocations.models import Allocation, Consumer, ConsumerType, UsageSnapshot
-from allocations import audit
+from allocations.models import Allocation, Consumer, ConsumerType, Flavor, UsageSnapshot
+from allocations import audit, history, snapshots
+from allocations.headroom import flavor_list, headroom
 from allocations.selectors import consumers_empty, consumers_incomplete, provider_forest
 from providers.models import (
     Aggregate,
@@ -545,3 +546,56 @@ def audit_findings(*, migration_age_hours: float) -> list[Finding]:
         Finding("incomplete_consumers", "Incomplete consumers (run manage.py heal_consumers)",
                 list(consumers_incomplete().order_by("uuid").values_list("uuid", flat=True))),
     ]
+
+
+# --- what the views read besides the above ---------------------------------------------
+
+
+def providers_by_name():
+    return ResourceProvider.objects.order_by("name")
+
+
+def provider_get(uuid: str):
+    """The provider of ``uuid``, or None."""
+    return ResourceProvider.objects.filter(uuid=uuid).first()
+
+
+def provider_aggregates(provider) -> list:
+    return list(provider.aggregates.order_by("uuid"))
+
+
+def provider_traits(provider) -> list[str]:
+    return list(provider.traits.order_by("name").values_list("name", flat=True))
+
+
+def aggregate_ids_of(provider_ids) -> list[int]:
+    """The aggregates any of the providers is in."""
+    return list(ProviderAggregate.objects.filter(resource_provider_id__in=list(provider_ids))
+                .values_list("aggregate_id", flat=True))
+
+
+def latest_changes(limit: int, **which) -> list:
+    """The latest ``limit`` allocation changes of a consumer or provider
+    (``consumer=`` / ``provider=`` uuid), newest first."""
+    return list(history.changes_for(**which).order_by("-created_at", "-id")[:limit])
+
+
+def usage_series(aggregate_uuid: str, since):
+    return snapshots.series(aggregate_uuid=aggregate_uuid, since=since)
+
+
+def flavors():
+    """Every flavor headroom counts (the setting's, then the stored ones)."""
+    return flavor_list()
+
+
+def headroom_counts(flavor_specs):
+    return headroom(flavor_specs)
+
+
+def stored_flavors():
+    return list(Flavor.objects.order_by("name"))
+
+
+def stored_flavor(pk: int):
+    return Flavor.objects.filter(pk=pk).first()

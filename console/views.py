@@ -11,25 +11,20 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
 from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import audit, history, services, snapshots
-from candidates import explain, query
+from allocations import audit, services
 from allocations.forms import FlavorForm
-from allocations.headroom import flavor_list, headroom
-from allocations.models import Flavor
-from console import charts, paste
-from console import selectors
+from candidates import explain, query
+from console import charts, paste, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
 from providers.filters import ResourceProviderFilterSet
-from providers.models import ProviderAggregate, ResourceProvider
 
 PAGE_SIZE = 50
 ASSETS = Path(__file__).resolve().parent / "static" / "console"
@@ -100,8 +95,8 @@ def _overview_csv(table):
                     ([r.resource_class, r.total, r.reserved, r.ratio_min, r.ratio_max,
                       r.capacity, r.used, r.free] for r in selectors.class_totals()))
     if table == "headroom":
-        flavors = flavor_list()
-        counts = headroom(flavors)
+        flavors = selectors.flavors()
+        counts = selectors.headroom_counts(flavors)
         return _csv("headroom.csv", ["flavor", "resources", "aggregate", "instances"],
                     ([flavor.name, services.flavor_text(flavor), agg, n]
                      for flavor in flavors
@@ -127,8 +122,8 @@ def overview(request):
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
     }
-    context["flavors"] = flavor_list()
-    context["headroom"] = headroom(context["flavors"])
+    context["flavors"] = selectors.flavors()
+    context["headroom"] = selectors.headroom_counts(context["flavors"])
     context["aggregate_members"] = selectors.aggregate_members(
         {agg for counts in context["headroom"].values() for agg in counts["aggregates"]})
     context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
@@ -152,7 +147,7 @@ def flavors(request):
             return redirect("console:flavors")
     configured = list(settings.PLACEMENT_FLAVORS)
     taken = {f.name for f in configured}
-    stored = [(f, f.name in taken) for f in Flavor.objects.order_by("name")]
+    stored = [(f, f.name in taken) for f in selectors.stored_flavors()]
     if _wants_csv(request):
         return _csv("flavors.csv", ["name", "resources", "defined_in", "counted"], [
             *([f.name, services.flavor_text(f), "settings", "yes"] for f in configured),
@@ -165,7 +160,9 @@ def flavors(request):
 @staff_required
 @require_POST
 def flavor_delete(request, pk):
-    flavor = get_object_or_404(Flavor, pk=pk)
+    flavor = selectors.stored_flavor(pk)
+    if flavor is None:
+        raise Http404(f"no stored flavor {pk}")
     try:
         services.flavor_delete(name=flavor.name)
     except errors.NotFound:
@@ -209,7 +206,7 @@ def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
     fs = ResourceProviderFilterSet(
-        request.GET or None, queryset=ResourceProvider.objects.order_by("name"), lenient=True
+        request.GET or None, queryset=selectors.providers_by_name(), lenient=True
     )
     sort, resource_class, threshold, classes, problems = _fullness_options(
         request, threshold_param="full")
@@ -285,13 +282,14 @@ def _more_filters(request, fs):
 
 @staff_required
 def provider_detail(request, uuid):
-    rp = get_object_or_404(ResourceProvider, uuid=uuid)
-    aggregates = list(rp.aggregates.order_by("uuid"))
+    rp = selectors.provider_get(uuid)
+    if rp is None:
+        raise Http404(f"no provider {uuid}")
+    aggregates = selectors.provider_aggregates(rp)
     consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
-    traits = list(rp.traits.order_by("name").values_list("name", flat=True))
-    tree_aggregates = ProviderAggregate.objects.filter(
-        resource_provider_id__in=[node.pk for _, node in tree]).values_list("aggregate_id", flat=True)
+    traits = selectors.provider_traits(rp)
+    tree_aggregates = selectors.aggregate_ids_of([node.pk for _, node in tree])
     parent_of = {node.pk: node.parent_id for _, node in tree}
     ancestors, up = set(), rp.parent_id
     while up is not None and up not in ancestors:
@@ -309,7 +307,7 @@ def provider_detail(request, uuid):
         "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
         "traits": traits,
         "aggregates": aggregates,
-        "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
+        "sharing": selectors.sharing_providers(rp, tree_aggregates),
         "consumers": consumers, "consumers_truncated": truncated,
         **_history(provider=rp.uuid),
     })
@@ -384,7 +382,7 @@ HISTORY_ROWS = 50
 
 def _history(**which):
     """The latest allocation changes of a consumer or provider, newest first."""
-    rows = list(history.changes_for(**which).order_by("-created_at", "-id")[:HISTORY_ROWS + 1])
+    rows = selectors.latest_changes(HISTORY_ROWS + 1, **which)
     by = next(iter(which))
     shown = rows[:HISTORY_ROWS]
     return {"history": shown, "history_truncated": len(rows) > HISTORY_ROWS, "history_by": by,
@@ -408,7 +406,7 @@ def _flavor_query(flavor):
 def why_no_candidates(request):
     """Explain a query pasted as a query string, a URL or a log line holding one."""
     pasted = request.GET.get("q", "").strip()
-    context = {"q": pasted, "flavors": [(f.name, _flavor_query(f)) for f in flavor_list()]}
+    context = {"q": pasted, "flavors": [(f.name, _flavor_query(f)) for f in selectors.flavors()]}
     if not pasted:
         return render(request, "console/why.html", context)
     try:
@@ -438,7 +436,7 @@ def usage(request):
     except ValueError:
         problem, days = "Days must be a whole number of at least 1.", 7
     since = timezone.now() - timezone.timedelta(days=days)
-    series = snapshots.series(aggregate_uuid=aggregate, since=since)
+    series = selectors.usage_series(aggregate, since)
     aggregates = selectors.snapshot_aggregates()
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
