@@ -394,7 +394,7 @@ def _history(**which):
 
 
 # Providers named per step; identical reasons fold into one line with a count.
-SHOW_REMOVED = 200
+SHOW_REMOVED = 100
 
 
 def _flavor_query(flavor):
