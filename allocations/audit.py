@@ -86,7 +86,6 @@ def invalid_rows(limit: int = 50) -> list[str]:
     return lines[:limit]
 
 
-
 def over_capacity() -> list[dict]:
     """(provider, class) pairs whose allocations exceed what inventory allows.
 

@@ -12,7 +12,6 @@ from datetime import timedelta
 
 import os_traits
 from django.db.models import (
-    Q,
     Case,
     Count,
     Exists,
@@ -22,6 +21,7 @@ from django.db.models import (
     Max,
     Min,
     OuterRef,
+    Q,
     Subquery,
     Sum,
     Value,
@@ -29,10 +29,13 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Floor
 
-from allocations.models import Allocation, Consumer, ConsumerType, Flavor, UsageSnapshot
 from allocations import audit, history, snapshots
 from allocations.headroom import flavor_list, headroom
+from allocations.models import Allocation, Consumer, ConsumerType, Flavor, UsageSnapshot
 from allocations.selectors import consumers_empty, consumers_incomplete, provider_forest
+from candidates import explain
+from candidates.query import parse_query
+from providers.filters import ResourceProviderFilterSet
 from providers.models import (
     Aggregate,
     Inventory,
@@ -42,6 +45,7 @@ from providers.models import (
     capacity_expression,
     capacity_of,
 )
+from providers import selectors as provider_selectors
 from resource_classes.models import ResourceClass
 
 SHARING_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
@@ -61,10 +65,15 @@ class Capacity:
     min_unit: int = 1
     max_unit: int = 0
     step_size: int = 1
+    # Of capacity and used, what is on disabled trees (class_totals only).
+    disabled_capacity: int = 0
+    disabled_used: int = 0
 
     @property
     def free(self):
-        return self.capacity - self.used
+        """What can still be allocated, leaving out disabled trees (as
+        headroom does): their free capacity is not offered to anyone."""
+        return (self.capacity - self.disabled_capacity) - (self.used - self.disabled_used)
 
     @property
     def ratio(self):
@@ -80,7 +89,9 @@ class Capacity:
 
 
 def class_totals() -> list[Capacity]:
-    """Cloud-wide totals per resource class (2 queries)."""
+    """Cloud-wide totals per resource class, with what of them is on
+    disabled trees (2 queries)."""
+    on_disabled = Q(resource_provider__root_id__in=provider_selectors.disabled_roots())
     inv = (
         Inventory.objects.values("resource_class__name")
         .annotate(
@@ -89,21 +100,25 @@ def class_totals() -> list[Capacity]:
             capacity=Sum(capacity_expression()),
             ratio_min=Min("allocation_ratio"),
             ratio_max=Max("allocation_ratio"),
+            disabled_capacity=Sum(capacity_expression(), filter=on_disabled),
         )
         .order_by("resource_class__name")
     )
-    used = dict(
-        Allocation.objects.values("resource_class__name").annotate(u=Sum("used"))
-        .order_by().values_list("resource_class__name", "u")
-    )
-    rows = [
-        Capacity(r["resource_class__name"], r["sum_total"], r["sum_reserved"],
-                 used.pop(r["resource_class__name"], 0) or 0, int(r["capacity"] or 0),
-                 r["ratio_min"], r["ratio_max"])
-        for r in inv
-    ]
+    used = {
+        rc: (u, disabled) for rc, u, disabled in
+        Allocation.objects.values("resource_class__name")
+        .annotate(u=Sum("used"), disabled=Sum("used", filter=on_disabled))
+        .order_by().values_list("resource_class__name", "u", "disabled")
+    }
+    rows = []
+    for r in inv:
+        u, disabled_u = used.pop(r["resource_class__name"], (0, 0))
+        rows.append(Capacity(
+            r["resource_class__name"], r["sum_total"], r["sum_reserved"], u or 0,
+            int(r["capacity"] or 0), r["ratio_min"], r["ratio_max"],
+            disabled_capacity=int(r["disabled_capacity"] or 0), disabled_used=disabled_u or 0))
     # Allocations of a class nobody has inventory of any more.
-    rows += [Capacity(name, 0, 0, u, 0) for name, u in sorted(used.items())]
+    rows += [Capacity(name, 0, 0, u, 0) for name, (u, _) in sorted(used.items())]
     return rows
 
 
@@ -218,6 +233,17 @@ def provider_consumers(provider: ResourceProvider, limit=200):
     return list(by_consumer.values())[:limit], len(by_consumer) > limit
 
 
+def provider_consumer_rows(provider: ResourceProvider):
+    """Every allocation on the provider as (consumer uuid, project, user,
+    consumer type, class, used) rows, by consumer, streamed (the CSV)."""
+    return (Allocation.objects.filter(resource_provider=provider)
+            .order_by("consumer__uuid", "resource_class__name")
+            .values_list("consumer__uuid", "consumer__project__external_id",
+                         "consumer__user__external_id", "consumer__consumer_type__name",
+                         "resource_class__name", "used")
+            .iterator(chunk_size=2000))
+
+
 def consumer_allocations(consumer: Consumer):
     return list(Allocation.objects.filter(consumer=consumer)
                 .select_related("resource_provider", "resource_class")
@@ -270,7 +296,7 @@ def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree
         trees = [t for t in trees
                  if any(needle in n.name.lower() or needle in n.uuid for n in t)]
     shown = [
-        Tree(root=t[0], nodes=t, totals=_totals(t), consumers=sum(n.consumers for n in t))
+        Tree(root=t[0], nodes=t, totals=_totals(t), consumers=t[0].tree_consumers)
         for t in trees[:limit]
     ]
     return shown, len(trees)
@@ -318,14 +344,110 @@ def project_totals(limit: int | None = 50) -> list[dict]:
     return rows[:limit]
 
 
-DISABLED_TRAIT = "COMPUTE_STATUS_DISABLED"
+DISABLED_TRAIT = provider_selectors.DISABLED_TRAIT
+disabled_among = provider_selectors.disabled_among
 
 
-def disabled_among(provider_ids) -> set[int]:
-    """Which of the providers are marked COMPUTE_STATUS_DISABLED (1 query)."""
-    return set(ProviderTrait.objects.filter(
-        resource_provider_id__in=list(provider_ids), trait__name=DISABLED_TRAIT)
-        .values_list("resource_provider_id", flat=True))
+def disabled_hosts() -> int:
+    """How many trees are disabled (their root carries DISABLED_TRAIT), 1 query."""
+    return ResourceProvider.objects.filter(
+        parent__isnull=True, pk__in=provider_selectors.disabled_roots()).count()
+
+
+# -- The pages' simpler reads, each one or two statements ---------------------
+
+
+def headroom_table():
+    """(flavors, {flavor name: counts}): what the overview's headroom shows."""
+    flavors = flavor_list()
+    return flavors, headroom(flavors)
+
+
+def stored_flavors() -> list:
+    return list(Flavor.objects.order_by("name"))
+
+
+def stored_flavor(pk: int):
+    return Flavor.objects.filter(pk=pk).first()
+
+
+def provider_filter(params):
+    """The API's FilterSet over every provider by name, at the newest
+    microversion, blanks ignored and errors kept for the page to show."""
+    return ResourceProviderFilterSet(
+        params, queryset=ResourceProvider.objects.order_by("name"), lenient=True)
+
+
+def provider(uuid: str):
+    return ResourceProvider.objects.filter(uuid=uuid).first()
+
+
+def provider_aggregates(rp) -> list:
+    return list(rp.aggregates.order_by("uuid"))
+
+
+def provider_trait_names(rp) -> list:
+    return list(rp.traits.order_by("name").values_list("name", flat=True))
+
+
+def tree_aggregate_ids(provider_ids) -> list:
+    return list(ProviderAggregate.objects.filter(
+        resource_provider_id__in=list(provider_ids)).values_list("aggregate_id", flat=True))
+
+
+def consumers(q: str, consumer_type: str):
+    """Consumers by uuid, with their allocation counts: those whose uuid
+    holds ``q`` or whose project or user is ``q``, of ``consumer_type``
+    (``unknown``: none set)."""
+    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
+        n_allocations=Count("allocations")).order_by("uuid")
+    if q:
+        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q)
+                       | Q(user__external_id=q))
+    if consumer_type == "unknown":
+        qs = qs.filter(consumer_type__isnull=True)
+    elif consumer_type:
+        qs = qs.filter(consumer_type__name=consumer_type)
+    return qs
+
+
+def consumer_type_names() -> list:
+    return list(ConsumerType.objects.order_by("name").values_list("name", flat=True))
+
+
+def consumer(uuid: str):
+    return Consumer.objects.select_related("project", "user", "consumer_type").filter(
+        uuid=uuid).first()
+
+
+def change_rows(columns, **which):
+    """Every recorded change of a consumer or provider, oldest first, as
+    rows of ``columns`` (streamed: the CSV)."""
+    return history.changes_for(**which).values_list(*columns).iterator(chunk_size=2000)
+
+
+def latest_changes(count: int, **which) -> list:
+    """The latest ``count`` allocation changes of a consumer or provider, newest first."""
+    return list(history.changes_for(**which).order_by("-created_at", "-id")[:count])
+
+
+def explanation(text: str, *, show: int):
+    """Why the candidates query ``text`` finds what it finds; BadRequest for a bad query."""
+    return explain.explain(parse_query(text), show=show)
+
+
+def usage_series(aggregate_uuid: str, since) -> dict:
+    return snapshots.series(aggregate_uuid=aggregate_uuid, since=since)
+
+
+def snapshot_aggregates() -> list:
+    return list(UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
+        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid"))
+
+
+def flavors():
+    """Every flavor headroom counts (the setting's, then the stored ones)."""
+    return flavor_list()
 
 
 # --- how full a provider is ------------------------------------------------------
@@ -451,25 +573,6 @@ def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
 # --- consumers ---------------------------------------------------------------------
 
 
-def consumer_search(q: str = "", consumer_type: str = ""):
-    """Consumers whose uuid contains ``q`` or whose project or user is ``q``,
-    of ``consumer_type`` ("unknown": none), by uuid, with ``n_allocations``."""
-    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
-        n_allocations=Count("allocations")).order_by("uuid")
-    if q:
-        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q)
-                       | Q(user__external_id=q))
-    if consumer_type == "unknown":
-        qs = qs.filter(consumer_type__isnull=True)
-    elif consumer_type:
-        qs = qs.filter(consumer_type__name=consumer_type)
-    return qs
-
-
-def consumer_type_names() -> list[str]:
-    return list(ConsumerType.objects.order_by("name").values_list("name", flat=True))
-
-
 def consumer_holdings(consumer_ids) -> dict[int, dict]:
     """Per consumer: the trees it holds allocations in ("hosts": their
     roots' (uuid, name), by name) and its amounts summed per class over
@@ -487,18 +590,6 @@ def consumer_holdings(consumer_ids) -> dict[int, dict]:
         entry["resources"][rc] = entry["resources"].get(rc, 0) + used
     return {c: {"hosts": sorted(e["hosts"].items(), key=lambda kv: kv[1]),
                 "resources": dict(sorted(e["resources"].items()))} for c, e in out.items()}
-
-
-def consumer_get(uuid: str):
-    """The consumer, or None."""
-    return (Consumer.objects.select_related("project", "user", "consumer_type")
-            .filter(uuid=uuid).first())
-
-
-def snapshot_aggregates() -> list[str]:
-    """The aggregates usage snapshots were taken of."""
-    return list(UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
-        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid"))
 
 
 # --- the audit ----------------------------------------------------------------------
@@ -546,56 +637,3 @@ def audit_findings(*, migration_age_hours: float) -> list[Finding]:
         Finding("incomplete_consumers", "Incomplete consumers (run manage.py heal_consumers)",
                 list(consumers_incomplete().order_by("uuid").values_list("uuid", flat=True))),
     ]
-
-
-# --- what the views read besides the above ---------------------------------------------
-
-
-def providers_by_name():
-    return ResourceProvider.objects.order_by("name")
-
-
-def provider_get(uuid: str):
-    """The provider of ``uuid``, or None."""
-    return ResourceProvider.objects.filter(uuid=uuid).first()
-
-
-def provider_aggregates(provider) -> list:
-    return list(provider.aggregates.order_by("uuid"))
-
-
-def provider_traits(provider) -> list[str]:
-    return list(provider.traits.order_by("name").values_list("name", flat=True))
-
-
-def aggregate_ids_of(provider_ids) -> list[int]:
-    """The aggregates any of the providers is in."""
-    return list(ProviderAggregate.objects.filter(resource_provider_id__in=list(provider_ids))
-                .values_list("aggregate_id", flat=True))
-
-
-def latest_changes(limit: int, **which) -> list:
-    """The latest ``limit`` allocation changes of a consumer or provider
-    (``consumer=`` / ``provider=`` uuid), newest first."""
-    return list(history.changes_for(**which).order_by("-created_at", "-id")[:limit])
-
-
-def usage_series(aggregate_uuid: str, since):
-    return snapshots.series(aggregate_uuid=aggregate_uuid, since=since)
-
-
-def flavors():
-    """Every flavor headroom counts (the setting's, then the stored ones)."""
-    return flavor_list()
-
-
-def headroom_counts(flavor_specs):
-    return headroom(flavor_specs)
-
-
-def stored_flavors():
-    return list(Flavor.objects.order_by("name"))
-
-
-def stored_flavor(pk: int):
-    return Flavor.objects.filter(pk=pk).first()

@@ -1,6 +1,7 @@
-"""The operator console: pages for staff users. They read; the one thing they
-write is the flavors headroom counts (the Flavors page), through
-``allocations.services``."""
+"""The operator console: pages for staff users. They read, every read through
+``console.selectors``; what they write: the flavors headroom counts (the
+Flavors page), through ``allocations.flavor_services``, and the audit's two
+safe fixes, through ``allocations.services`` and ``allocations.audit``."""
 import csv
 import itertools
 import time
@@ -18,13 +19,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import audit, services
+from allocations import flavor_services
+from allocations.audit import drop_allocations_without_inventory
 from allocations.forms import FlavorForm
-from candidates import explain, query
+from allocations.services import consumers_delete_empty
 from console import charts, paste, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
-from providers.filters import ResourceProviderFilterSet
 
 PAGE_SIZE = 50
 ASSETS = Path(__file__).resolve().parent / "static" / "console"
@@ -95,10 +96,9 @@ def _overview_csv(table):
                     ([r.resource_class, r.total, r.reserved, r.ratio_min, r.ratio_max,
                       r.capacity, r.used, r.free] for r in selectors.class_totals()))
     if table == "headroom":
-        flavors = selectors.flavors()
-        counts = selectors.headroom_counts(flavors)
+        flavors, counts = selectors.headroom_table()
         return _csv("headroom.csv", ["flavor", "resources", "aggregate", "instances"],
-                    ([flavor.name, services.flavor_text(flavor), agg, n]
+                    ([flavor.name, flavor_services.flavor_text(flavor), agg, n]
                      for flavor in flavors
                      for agg, n in [("", counts[flavor.name]["cloud"]),
                                     *counts[flavor.name]["aggregates"].items()]))
@@ -121,9 +121,10 @@ def overview(request):
         "chart": selectors.usage_by_class_chart(totals),
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
+        "disabled_hosts": selectors.disabled_hosts(),
+        "disabled_trait": selectors.DISABLED_TRAIT,
     }
-    context["flavors"] = selectors.flavors()
-    context["headroom"] = selectors.headroom_counts(context["flavors"])
+    context["flavors"], context["headroom"] = selectors.headroom_table()
     context["aggregate_members"] = selectors.aggregate_members(
         {agg for counts in context["headroom"].values() for agg in counts["aggregates"]})
     context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
@@ -139,7 +140,7 @@ def flavors(request):
     form = FlavorForm(request.POST if request.method == "POST" else None)
     if form.is_bound and form.is_valid():
         try:
-            services.flavor_create(name=form.cleaned_data["name"],
+            flavor_services.flavor_create(name=form.cleaned_data["name"],
                                    resources=form.cleaned_data["resources"])
         except errors.PlacementError as exc:  # e.g. the name was taken meanwhile
             form.add_error(None, exc.detail)
@@ -150,7 +151,7 @@ def flavors(request):
     stored = [(f, f.name in taken) for f in selectors.stored_flavors()]
     if _wants_csv(request):
         return _csv("flavors.csv", ["name", "resources", "defined_in", "counted"], [
-            *([f.name, services.flavor_text(f), "settings", "yes"] for f in configured),
+            *([f.name, flavor_services.flavor_text(f), "settings", "yes"] for f in configured),
             *([f.name, f.resources, "console", "no" if shadowed else "yes"]
               for f, shadowed in stored)])
     return render(request, "console/flavors.html", {
@@ -162,9 +163,9 @@ def flavors(request):
 def flavor_delete(request, pk):
     flavor = selectors.stored_flavor(pk)
     if flavor is None:
-        raise Http404(f"no stored flavor {pk}")
+        raise Http404("no such flavor")
     try:
-        services.flavor_delete(name=flavor.name)
+        flavor_services.flavor_delete(name=flavor.name)
     except errors.NotFound:
         pass  # deleted meanwhile: what was asked for
     return redirect("console:flavors")
@@ -205,9 +206,7 @@ def _fullness_options(request, *, threshold_param, default_threshold=None):
 def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
-    fs = ResourceProviderFilterSet(
-        request.GET or None, queryset=selectors.providers_by_name(), lenient=True
-    )
+    fs = selectors.provider_filter(request.GET or None)
     sort, resource_class, threshold, classes, problems = _fullness_options(
         request, threshold_param="full")
     qs = selectors.with_fullness(fs.qs, resource_class)
@@ -270,6 +269,8 @@ def _query_without(request, *names):
     return params.urlencode()
 
 
+
+
 # The API's parameters the FilterSet applies but the form has no field of its
 # own for: shown (and kept on the next submit) only when the URL has them.
 MORE_FILTERS = ("name", "uuid", "in_tree", "member_of", "required", "roots_only")
@@ -280,16 +281,39 @@ def _more_filters(request, fs):
             for name in MORE_FILTERS for value in request.GET.getlist(name) if value.strip()]
 
 
+def _history_csv(filename, **which):
+    """Every recorded change of a consumer or provider (not the page's latest 50)."""
+    columns = ["created_at", "consumer_uuid", "provider_uuid", "resource_class",
+               "amount_before", "amount_after", "consumer_generation", "request_id",
+               "global_request_id", "user_id", "project_id", "microversion", "source",
+               "owner_change"]
+    return _csv(filename, columns, ([moment.isoformat(), *rest]
+                                    for moment, *rest in selectors.change_rows(columns, **which)))
+
+
+def _provider_csv(rp, table):
+    if table == "consumers":
+        return _csv(f"provider-{rp.uuid}-consumers.csv",
+                    ["consumer_uuid", "project_id", "user_id", "consumer_type",
+                     "resource_class", "used"],
+                    selectors.provider_consumer_rows(rp))
+    if table == "history":
+        return _history_csv(f"provider-{rp.uuid}-history.csv", provider=rp.uuid)
+    raise Http404(f"no table {table!r} on this page")
+
+
 @staff_required
 def provider_detail(request, uuid):
-    rp = selectors.provider_get(uuid)
+    rp = selectors.provider(uuid)
     if rp is None:
-        raise Http404(f"no provider {uuid}")
+        raise Http404("no such resource provider")
+    if _wants_csv(request):
+        return _provider_csv(rp, request.GET.get("table", ""))
     aggregates = selectors.provider_aggregates(rp)
     consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
-    traits = selectors.provider_traits(rp)
-    tree_aggregates = selectors.aggregate_ids_of([node.pk for _, node in tree])
+    traits = selectors.provider_trait_names(rp)
+    tree_aggregates = selectors.tree_aggregate_ids([node.pk for _, node in tree])
     parent_of = {node.pk: node.parent_id for _, node in tree}
     ancestors, up = set(), rp.parent_id
     while up is not None and up not in ancestors:
@@ -306,6 +330,10 @@ def provider_detail(request, uuid):
         "trees_served": selectors.trees_served(rp, traits, [a.pk for a in aggregates]),
         "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
         "traits": traits,
+        # The tree's root carries the trait (a root's traits are at hand).
+        "disabled": selectors.DISABLED_TRAIT in traits if rp.parent_id is None
+        else bool(selectors.disabled_among([rp.pk])),
+        "disabled_trait": selectors.DISABLED_TRAIT,
         "aggregates": aggregates,
         "sharing": selectors.sharing_providers(rp, tree_aggregates),
         "consumers": consumers, "consumers_truncated": truncated,
@@ -351,7 +379,7 @@ def consumer_list(request):
                      for rc, n in row["used"].items()))
     q = request.GET.get("q", "").strip()
     consumer_type = request.GET.get("type", "").strip()
-    qs = selectors.consumer_search(q, consumer_type)
+    qs = selectors.consumers(q, consumer_type)
     if _wants_csv(request):
         return _csv("consumers.csv", ["uuid", "project", "user", "consumer_type", "generation",
                                       "allocations", "created_at"],
@@ -363,15 +391,26 @@ def consumer_list(request):
     return render(request, "console/consumer_list.html", {
         "page": page, "q": q, "query": _query_without_page(request),
         "rows": [(c, holdings.get(c.pk, {"hosts": [], "resources": {}})) for c in page],
-        "type": consumer_type, "types": selectors.consumer_type_names(),
+        "type": consumer_type,
+        "types": selectors.consumer_type_names(),
         "projects": selectors.project_totals()})
 
 
 @staff_required
 def consumer_detail(request, uuid):
-    consumer = selectors.consumer_get(uuid)
+    consumer = selectors.consumer(uuid)
     if consumer is None:
-        raise Http404(f"no consumer {uuid}")
+        raise Http404("no such consumer")
+    if _wants_csv(request):
+        table = request.GET.get("table", "")
+        if table == "history":
+            return _history_csv(f"consumer-{consumer.uuid}-history.csv", consumer=consumer.uuid)
+        if table != "allocations":
+            raise Http404(f"no table {table!r} on this page")
+        return _csv(f"consumer-{consumer.uuid}-allocations.csv",
+                    ["provider_uuid", "provider_name", "resource_class", "used"],
+                    ([a.resource_provider.uuid, a.resource_provider.name, a.resource_class.name,
+                      a.used] for a in selectors.consumer_allocations(consumer)))
     return render(request, "console/consumer_detail.html", {
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
         **_history(consumer=consumer.uuid)})
@@ -399,7 +438,8 @@ SHOW_REMOVED = 100
 
 def _flavor_query(flavor):
     """A flavor as Nova asks for it: its resources, disabled hosts excluded."""
-    return f"resources={services.flavor_text(flavor)}&root_required=!COMPUTE_STATUS_DISABLED"
+    return (f"resources={flavor_services.flavor_text(flavor)}"
+            f"&root_required=!{selectors.DISABLED_TRAIT}")
 
 
 @staff_required
@@ -418,7 +458,7 @@ def why_no_candidates(request):
     context["problems"] = paste.plain_problems(text)
     if not context["problems"]:
         try:
-            context["result"] = explain.explain(query.parse_query(text), show=SHOW_REMOVED)
+            context["result"] = selectors.explanation(text, show=SHOW_REMOVED)
         except errors.PlacementError as exc:
             context["problems"] = [paste.first_line(str(exc))]
     return render(request, "console/why.html", context)
@@ -438,6 +478,12 @@ def usage(request):
     since = timezone.now() - timezone.timedelta(days=days)
     series = selectors.usage_series(aggregate, since)
     aggregates = selectors.snapshot_aggregates()
+    if _wants_csv(request):
+        return _csv("usage.csv", ["taken_at", "aggregate_uuid", "resource_class", "capacity",
+                                  "used"],
+                    ([taken_at.isoformat(), aggregate, rc, capacity, used]
+                     for rc, samples in sorted(series.items())
+                     for taken_at, capacity, used in samples))
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
         "aggregates": aggregates, "aggregate": aggregate, "days": days,
@@ -511,10 +557,10 @@ def _audit_fix(request, by_key):
     user = request.user.get_username()
     failed = []
     if key == "consumers_without_allocations":
-        fixed = services.consumers_delete_empty(
+        fixed = consumers_delete_empty(
             uuids=sorted(u for u in finding.rows if u in confirmed))
     else:
-        fixed, failed = audit.drop_allocations_without_inventory(
+        fixed, failed = drop_allocations_without_inventory(
             [r for r in finding.rows if r["consumer"] in confirmed],
             source=AUDIT_SOURCE, user_id=user)
     params = {"done": key, "fixed": fixed, "failed": failed}

@@ -26,7 +26,8 @@ def fleet(transactional_db):
                         (data["children"][61], 60000)):
         Allocation.objects.filter(resource_provider=child, resource_class__name="MEMORY_MB") \
             .update(used=used)
-    disabled = data["children"][90]
+    # The host cn0090 is disabled: the trait on its root marks its whole tree.
+    disabled = data["roots"][90]
     ProviderTrait.objects.create(resource_provider=disabled,
                                  trait=Trait.objects.get(name="COMPUTE_STATUS_DISABLED"))
     return data

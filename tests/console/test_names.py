@@ -106,9 +106,9 @@ def test_consumer_list_gains_hosts_resources_and_age(staff, moving):
 
 def test_headroom_and_usage_name_aggregates(staff, moving, settings):
     settings.PLACEMENT_FLAVORS = []
-    from allocations import services
+    from allocations import flavor_services
 
-    services.flavor_create(name="small", resources="VCPU:1,MEMORY_MB:512")
+    flavor_services.flavor_create(name="small", resources="VCPU:1,MEMORY_MB:512")
     html = staff.get("/console/").content.decode()
     headroom = html.split('id="headroom"', 1)[1].split("</table>", 1)[0]
     assert ">volume-pool, dst-host, src-host</a>" in headroom

@@ -8,7 +8,7 @@ from django.test import Client
 from django.utils import timezone
 
 from allocations import history
-from allocations.models import AllocationChange
+from allocations.models import Allocation, AllocationChange
 from allocations.services import allocations_set
 from tests.conftest import PlacementClient
 from tests.allocations.conftest import PROJECT, USER, body, new_uuid
@@ -38,7 +38,7 @@ def test_put_is_listed_by_the_command(api, provider):
     assert first["user_id"] == "admin" and first["project_id"] == "admin"
     assert first["microversion"] == "1.28"
     assert first["consumer_generation"] == 1
-    assert first["source"] == "api"
+    assert first["source"] == "PUT /allocations"
 
 
 def test_replace_and_delete_record_before_and_after(api, provider, provider2):
@@ -95,19 +95,23 @@ def test_failed_request_leaves_no_history(api, provider):
     assert not AllocationChange.objects.exists()
 
 
-def test_rolled_back_transaction_leaves_no_history(provider, transactional_db):
-    from django.db import transaction
-
+def test_rolled_back_transaction_leaves_no_history(provider, transactional_db, monkeypatch):
     class Boom(Exception):
         pass
 
+    real = history.record
+
+    def record_then_fail(*args):
+        real(*args)
+        assert AllocationChange.objects.count() == 1  # written inside the write's transaction
+        raise Boom
+
+    monkeypatch.setattr(history, "record", record_then_fail)
     with pytest.raises(Boom):
-        with transaction.atomic():
-            allocations_set(consumer_uuid=new_uuid(), allocations={provider.uuid: {"VCPU": 1}},
-                            project_id=PROJECT, user_id=USER, consumer_generation=None)
-            assert AllocationChange.objects.count() == 1
-            raise Boom
+        allocations_set(consumer_uuid=new_uuid(), allocations={provider.uuid: {"VCPU": 1}},
+                        project_id=PROJECT, user_id=USER, consumer_generation=None)
     assert not AllocationChange.objects.exists()
+    assert not Allocation.objects.exists()
 
 
 def test_history_off_records_nothing(api, provider, settings):
