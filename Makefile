@@ -62,8 +62,15 @@ test-databases: venv
 
 test-postgres: test-databases
 
+# Upstream's gabbi HTTP tests (openstack-placement 16.0.0's files, fetched
+# with pip and cached under ~/.cache/placement-conformance, never copied
+# into the repository) against this server, judged against the known-failures
+# list; see conformance/README.md.  More options with ARGS, e.g.
+#   make conformance ARGS="--files cors granular --jobs 1"
+# CONFORMANCE_DB_URL=mysql://root@127.0.0.1:3306/ runs it on MariaDB.
+ARGS ?=
 conformance: venv
-	../shared/conformance/run --known-failures conformance-known-failures.txt
+	conformance/run --known-failures conformance-known-failures.txt $(ARGS)
 
 # The real-Keystone integration test (tests/keystone): installs Keystone and
 # keystonemiddleware (requirements-keystone.txt) in a throwaway virtualenv
@@ -159,11 +166,14 @@ test-galera: venv
 	env -u DATABASE_URL PLACEMENT_GALERA_TEST=1 $(VENV)/bin/python -m pytest -q -s \
 		tests/galera; rc=$$?; tests/galera/cluster.sh stop; exit $$rc
 
-# The installation integration test (tests/deploy/test_install.py): `pip
-# install .` into a virtualenv (dependencies cached under
-# ~/.cache/placement-install), then placement-manage, placement-status and
-# gunicorn with only placement.conf or OS_* variables, on PostgreSQL at
-# 127.0.0.1:5432.  Not part of `make test`.
+# The installation integration test (tests/deploy/test_install.py): the
+# wheel built and installed alone into an empty virtualenv (its declared
+# dependencies from the package index through pip's cache, requirements.txt
+# only as version constraints), then placement-manage, placement-status,
+# every operator command and gunicorn with only placement.conf or OS_*
+# variables, on PostgreSQL (127.0.0.1:5432) and MariaDB (127.0.0.1:3306),
+# and with no configuration at all (nothing written under site-packages).
+# Not part of `make test`.
 .PHONY: test-install
 test-install: venv
 	env -u DATABASE_URL PLACEMENT_INSTALL_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_install.py -m install -s

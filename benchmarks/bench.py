@@ -7,7 +7,7 @@ flat    1000 root providers, each with VCPU, MEMORY_MB and DISK_GB inventory,
         all in one aggregate, with HW_CPU_X86_AVX2 on every other provider
         (the shape of upstream's perfload job); query
         resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=<agg>&required=HW_CPU_X86_AVX2
-nested  1000 trees of 7 providers as in ../shared/benchmarks/nested-perfload.yaml
+nested  1000 trees of 7 providers in the shape of upstream's gate/gabbits/nested-perfload.yaml
         (compute node with DISK_GB and COMPUTE_VOLUME_MULTI_ATTACH, two NUMA
         cells, FPGAs and a VGPU); query with granular groups and same_subtree.
 
