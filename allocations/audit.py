@@ -18,7 +18,7 @@ work:
   the provider or, for a root, anywhere in its tree).
 
 Two fixes are safe and made on request: deleting consumers without
-allocations (``services.consumers_delete_empty``) and dropping allocations
+allocations (``consumer_services.consumers_delete_empty``) and dropping allocations
 without inventory (:func:`drop_allocations_without_inventory`): what
 is dropped reserves nothing, and the write goes through
 ``allocations.services`` with the consumer's generation, so a concurrent

@@ -8,33 +8,18 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import defaultdict
-from datetime import timedelta
 
 import os_traits
-from django.db.models import (
-    Case,
-    Count,
-    Exists,
-    F,
-    FloatField,
-    IntegerField,
-    Max,
-    Min,
-    OuterRef,
-    Q,
-    Subquery,
-    Sum,
-    Value,
-    When,
-)
-from django.db.models.functions import Cast, Coalesce, Floor
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
 
-from allocations import audit, history, snapshots
+from allocations import history, snapshots
 from allocations.headroom import flavor_list, headroom
 from allocations.models import Allocation, Consumer, ConsumerType, Flavor, UsageSnapshot
-from allocations.selectors import consumers_empty, consumers_incomplete, provider_forest
+from allocations.selectors import provider_forest
 from candidates import explain
 from candidates.query import parse_query
+from planning import drain, failures, forecast
+from planning.models import SchedulingFailure
 from providers.filters import ResourceProviderFilterSet
 from providers.models import (
     Aggregate,
@@ -47,6 +32,15 @@ from providers.models import (
 )
 from providers import selectors as provider_selectors
 from resource_classes.models import ResourceClass
+
+# Two families of reads have a module of their own; the views reach them here.
+from console.audit_findings import Finding, audit_findings  # noqa: F401
+from console.fullness import (  # noqa: F401
+    full_at_least,
+    inventory_class_names,
+    sort_by_fullness,
+    with_fullness,
+)
 
 SHARING_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
 
@@ -450,63 +444,6 @@ def flavors():
     return flavor_list()
 
 
-# --- how full a provider is ------------------------------------------------------
-#
-# A provider's fullness in one class is used / capacity of that inventory,
-# capacity floored like ``Inventory.capacity`` (so the SQL and the page's
-# ``Capacity.fraction`` agree to the last bit); an inventory with no
-# capacity left but something allocated counts as full. Its overall
-# fullness is that of its fullest class. Worked out in SQL so that sorting
-# and the threshold run over every provider, not one page.
-
-
-def _inventory_fullness():
-    """Inventory rows of the outer provider, each annotated with ``frac``."""
-    used = (Allocation.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
-                                      resource_class_id=OuterRef("resource_class_id"))
-            .order_by().values("resource_provider_id").annotate(s=Sum("used")).values("s"))
-    return (Inventory.objects.filter(resource_provider_id=OuterRef("pk"))
-            .annotate(cap=Floor(capacity_expression()),
-                      held=Coalesce(Subquery(used, output_field=IntegerField()), 0))
-            .annotate(frac=Case(
-                When(cap__gt=0, then=Cast("held", FloatField()) / F("cap")),
-                When(held__gt=0, then=Value(1.0)),
-                default=Value(0.0), output_field=FloatField())))
-
-
-def with_fullness(providers, resource_class: str = ""):
-    """``providers`` annotated with ``fullness`` (0.0-1.0 and beyond when
-    over-committed; None without inventory of the class): of
-    ``resource_class``, or of the fullest class when it is empty."""
-    rows = _inventory_fullness()
-    if resource_class:
-        rows = rows.filter(resource_class__name=resource_class)
-    return providers.annotate(fullness=Subquery(
-        rows.order_by("-frac").values("frac")[:1], output_field=FloatField()))
-
-
-def sort_by_fullness(providers, *, descending=True):
-    """Fullest first (or emptiest first), providers without the class last,
-    then by name: the order holds across pages."""
-    key = F("fullness").desc(nulls_last=True) if descending else F("fullness").asc(nulls_last=True)
-    return providers.order_by(key, "name", "pk")
-
-
-def full_at_least(providers, fraction: float, resource_class: str = ""):
-    """The providers with at least one class (or ``resource_class``) used to
-    ``fraction`` of its capacity or more."""
-    rows = _inventory_fullness().filter(frac__gte=fraction)
-    if resource_class:
-        rows = rows.filter(resource_class__name=resource_class)
-    return providers.filter(Exists(rows))
-
-
-def inventory_class_names() -> list[str]:
-    """The classes some provider has inventory of (the fullness choices)."""
-    return list(ResourceClass.objects.filter(inventories__isnull=False).distinct()
-                .order_by("name").values_list("name", flat=True))
-
-
 def full_providers(fraction: float, resource_class: str = ""):
     """The providers :func:`full_at_least` keeps, fullest first, roots joined."""
     return sort_by_fullness(full_at_least(
@@ -592,48 +529,42 @@ def consumer_holdings(consumer_ids) -> dict[int, dict]:
                 "resources": dict(sorted(e["resources"].items()))} for c, e in out.items()}
 
 
-# --- the audit ----------------------------------------------------------------------
+
+# -- Capacity planning (the planning app) ------------------------------------------
 
 
-@dataclasses.dataclass
-class Finding:
-    """One check of the audit: its rows (as ``allocations.audit`` gives them)
-    and whether the console can fix it."""
-
-    key: str
-    title: str
-    rows: list
-    fix: str = ""  # what the fix does, "" when a person must decide
+def drain_what_if(query):
+    """planning.drain over a query string's arguments; raises
+    errors.BadRequest with the words GET /planning/drain would use."""
+    return drain.drain(**drain.arguments(query))
 
 
-FIXES = {
-    "consumers_without_allocations": "Delete these consumers (each re-checked under its lock: "
-                                     "one that got allocations meanwhile stays).",
-    "allocations_without_inventory": "Rewrite each consumer without these allocations (they "
-                                     "reserve nothing; generation-checked, recorded in the "
-                                     "allocation history).",
-}
+def drain_choices() -> dict:
+    """What the drain page offers to pick: the roots of trees (hosts) and
+    the aggregates, by name and uuid (two statements)."""
+    hosts = list(ResourceProvider.objects.filter(parent__isnull=True).order_by("name")
+                 .values_list("uuid", "name"))
+    aggregates = list(Aggregate.objects.filter(resource_providers__isnull=False).distinct()
+                      .order_by("uuid").values_list("uuid", flat=True))
+    return {"hosts": hosts, "aggregates": aggregates}
 
 
-def audit_findings(*, migration_age_hours: float) -> list[Finding]:
-    """What ``manage.py audit_allocations`` reports, in its order."""
-    empty = list(consumers_empty().order_by("uuid").values_list("uuid", flat=True))
-    over = [{k: p[k] for k in ("provider", "resource_class", "used", "capacity")}
-            for p in audit.over_capacity() if p["has_inventory"]]
-    return [
-        Finding("consumers_without_allocations", "Consumers without allocations", empty,
-                FIXES["consumers_without_allocations"]),
-        Finding("invalid_rows", "Stored rows the API would refuse", audit.invalid_rows()),
-        Finding("over_capacity", "Provider/class pairs over capacity", over),
-        Finding("allocations_without_inventory", "Allocations without inventory",
-                audit.allocations_without_inventory(), FIXES["allocations_without_inventory"]),
-        Finding("consumers_spanning_trees", "Consumers spanning more than one tree",
-                audit.consumers_spanning_trees()),
-        Finding("stale_migrations", f"MIGRATION consumers older than {migration_age_hours:g} h",
-                audit.stale_migrations(older_than=timedelta(hours=migration_age_hours))),
-        Finding("disabled_providers_with_consumers",
-                "COMPUTE_STATUS_DISABLED providers holding consumers",
-                audit.disabled_providers_with_consumers()),
-        Finding("incomplete_consumers", "Incomplete consumers (run manage.py heal_consumers)",
-                list(consumers_incomplete().order_by("uuid").values_list("uuid", flat=True))),
-    ]
+def usage_forecast(aggregate: str) -> dict:
+    """The forecast rows of one scope ("" for the whole cloud) and the
+    stranded capacity (planning.forecast; five statements)."""
+    return forecast.report(aggregate=aggregate, show=20)
+
+
+FAILURE_KINDS, FAILURE_REASONS = failures.KINDS, failures.REASONS
+
+
+def scheduling_failures(query):
+    """planning.failures.report over a query string's arguments; raises
+    errors.BadRequest with the words GET /planning/failures would use."""
+    return failures.report(**failures.arguments(query))
+
+
+def scheduling_failure(pk: int):
+    """One record as a dict, or None."""
+    record = SchedulingFailure.objects.filter(pk=pk).first()
+    return failures.record_dict(record) if record else None

@@ -1,7 +1,7 @@
 """The operator console: pages for staff users. They read, every read through
 ``console.selectors``; what they write: the flavors headroom counts (the
 Flavors page), through ``allocations.flavor_services``, and the audit's two
-safe fixes, through ``allocations.services`` and ``allocations.audit``."""
+safe fixes, through ``allocations.consumer_services`` and ``allocations.audit``."""
 import csv
 import itertools
 import time
@@ -12,7 +12,7 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -22,8 +22,8 @@ from django.views.static import serve
 from allocations import flavor_services
 from allocations.audit import drop_allocations_without_inventory
 from allocations.forms import FlavorForm
-from allocations.services import consumers_delete_empty
-from console import charts, paste, selectors
+from allocations.consumer_services import consumers_delete_empty
+from console import charts, params, paste, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
 
@@ -171,43 +171,12 @@ def flavor_delete(request, pk):
     return redirect("console:flavors")
 
 
-SORTS = {"name": "name", "full": "fullest first", "empty": "emptiest first"}
-
-
-def _fullness_options(request, *, threshold_param, default_threshold=None):
-    """The sort order, resource class and fullness threshold (a percentage)
-    asked for, with a message per value that cannot be used (that value is
-    then ignored)."""
-    problems = []
-    sort = request.GET.get("sort", "").strip() or "name"
-    if sort not in SORTS:
-        problems.append(f"Sort must be one of: {', '.join(SORTS)}.")
-        sort = "name"
-    resource_class = request.GET.get("class", "").strip()
-    classes = selectors.inventory_class_names()
-    if resource_class and resource_class not in classes:
-        problems.append(f"No provider has inventory of {resource_class!r}.")
-        resource_class = ""
-    raw = request.GET.get(threshold_param, "").strip()
-    threshold = default_threshold
-    if raw:
-        try:
-            threshold = float(raw.rstrip("%").replace(",", ""))
-            if not 0 <= threshold <= 10000 or threshold != threshold:
-                raise ValueError
-        except ValueError:
-            problems.append("Fullness must be a percentage between 0 and 10000 "
-                            f"(over-committed providers pass 100), not {raw!r}.")
-            threshold = default_threshold
-    return sort, resource_class, threshold, classes, problems
-
-
 @staff_required
 def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
     fs = selectors.provider_filter(request.GET or None)
-    sort, resource_class, threshold, classes, problems = _fullness_options(
+    sort, resource_class, threshold, classes, problems = params.fullness_options(
         request, threshold_param="full")
     qs = selectors.with_fullness(fs.qs, resource_class)
     if threshold is not None:
@@ -225,7 +194,8 @@ def provider_list(request):
     return render(request, "console/provider_list.html", {
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
         "problems": fs.problems + problems, "more_filters": _more_filters(request, fs),
-        "sort": sort, "sorts": SORTS, "resource_class": resource_class, "classes": classes,
+        "sort": sort, "sorts": params.SORTS, "resource_class": resource_class,
+        "classes": classes,
         "full": request.GET.get("full", "").strip() if threshold is not None else "",
         "sort_query": _query_without(request, "page", "sort"),
     })
@@ -238,7 +208,7 @@ FULL_HOSTS_THRESHOLD = 90.0
 def full_hosts(request):
     """Every provider with a class (or the class asked for) used to the
     threshold or beyond, fullest first; its classes over the line shown."""
-    _, resource_class, threshold, classes, problems = _fullness_options(
+    _, resource_class, threshold, classes, problems = params.fullness_options(
         request, threshold_param="above", default_threshold=FULL_HOSTS_THRESHOLD)
     fraction = threshold / 100
     qs = selectors.full_providers(fraction, resource_class)
@@ -263,10 +233,10 @@ def full_hosts(request):
 
 
 def _query_without(request, *names):
-    params = request.GET.copy()
+    query = request.GET.copy()
     for name in names:
-        params.pop(name, None)
-    return params.urlencode()
+        query.pop(name, None)
+    return query.urlencode()
 
 
 
@@ -464,6 +434,55 @@ def why_no_candidates(request):
     return render(request, "console/why.html", context)
 
 
+DRAIN_SHOWN = 200
+
+
+@staff_required
+def drain_what_if(request):
+    """The drain what-if: pick hosts or an aggregate, see whether their
+    consumers fit elsewhere (planning.drain; writes nothing)."""
+    query = request.GET
+    context = {"choices": selectors.drain_choices(), "shown": DRAIN_SHOWN,
+               "picked": set(query.getlist("provider")) | set(query.getlist("tree")),
+               "aggregate": query.get("aggregate", ""),
+               "target_aggregate": query.get("target_aggregate", ""),
+               "required": query.get("required", "")}
+    if any(query.get(key, "").strip() for key in ("provider", "tree", "aggregate")):
+        try:
+            context["result"] = selectors.drain_what_if(query)
+        except errors.PlacementError as exc:
+            context["problem"] = str(exc.detail)
+    elif query:
+        context["problem"] = "Pick at least one host or an aggregate to drain."
+    return render(request, "console/drain.html", context)
+
+
+@staff_required
+def scheduling_failures(request):
+    """Recorded scheduling failures grouped by reason with their trend, the
+    newest records, and a look-up by global request id."""
+    context = {"kinds": selectors.FAILURE_KINDS, "reasons": selectors.FAILURE_REASONS,
+               "filters": {key: request.GET.get(key, "") for key in
+                           ("global_request_id", "kind", "reason", "hours")}}
+    try:
+        result = selectors.scheduling_failures(request.GET)
+    except errors.PlacementError as exc:
+        context["problem"] = str(exc.detail)
+        result = selectors.scheduling_failures(QueryDict())
+    for group in result["by_reason"]:
+        group["chart"] = charts.trend_bars(group["trend"])
+    context["result"] = result
+    return render(request, "console/failures.html", context)
+
+
+@staff_required
+def scheduling_failure(request, pk):
+    record = selectors.scheduling_failure(pk)
+    if record is None:
+        raise Http404(f"no scheduling failure {pk}")
+    return render(request, "console/failure_detail.html", {"f": record})
+
+
 @staff_required
 def usage(request):
     """Capacity and usage over time from the snapshots (charts drawn server-side)."""
@@ -488,24 +507,11 @@ def usage(request):
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
         "aggregates": aggregates, "aggregate": aggregate, "days": days,
         "aggregate_members": selectors.aggregate_members(aggregates),
-        "problem": problem,
+        "problem": problem, "planning": selectors.usage_forecast(aggregate),
     })
 
 
 AUDIT_SOURCE = "console_audit"
-
-
-def _migration_age(request):
-    raw = request.GET.get("migration_age_hours", "").strip()
-    if not raw:
-        return 24.0, None
-    try:
-        hours = float(raw)
-        if not 0 <= hours < 1e6:
-            raise ValueError
-    except ValueError:
-        return 24.0, f"Migration age must be a number of hours of at least 0, not {raw!r}."
-    return hours, None
 
 
 @staff_required
@@ -514,7 +520,7 @@ def audit_page(request):
     for staff after a confirmation page (GET ``?confirm=<finding>`` shows
     what would change, the POST it sends applies it to those rows that
     are still findings)."""
-    hours, problem = _migration_age(request)
+    hours, problem = params.migration_age(request)
     findings = selectors.audit_findings(migration_age_hours=hours)
     by_key = {f.key: f for f in findings}
     if request.method == "POST":

@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
-from candidates.explain import CLASS_REASONS
+from candidates.explanation import CLASS_REASONS
 
 register = template.Library()
 
@@ -106,15 +106,19 @@ def amount(value, resource_class):
 
 @register.simple_tag
 def reason(kind, item):
-    """An explain failure (a ``Removed`` or a closest provider's ``Reason``)
+    """An explain failure (a ``Removed`` or a closest provider's ``Reason``, or
+    either as the dict a scheduling failure stored)
     as its sentence, each amount through :func:`amount`; other failures (traits,
     aggregates, trees) as their plain text."""
+    if isinstance(item, dict):  # as stored with a scheduling failure
+        rc, text, numbers = item.get("resource_class"), item.get("reason"), item.get("numbers")
+    else:
+        rc, text, numbers = getattr(item, "resource_class", None), item.reason, item.numbers
     sentence = CLASS_REASONS.get(kind)
-    rc = getattr(item, "resource_class", None)
     if sentence is None or not rc:
-        return item.reason
+        return text
     return format_html(conditional_escape(sentence), rc=rc,
-                       **{name: amount(value, rc) for name, value in item.numbers.items()})
+                       **{name: amount(value, rc) for name, value in (numbers or {}).items()})
 
 
 @register.filter

@@ -2,9 +2,9 @@
 from datetime import timedelta
 
 from allocations.selectors import consumers_empty, consumers_incomplete
-from allocations.services import consumers_delete_empty
 from allocations import audit
 from allocations.audit import invalid_rows, over_capacity
+from allocations.consumer_services import consumers_delete_empty
 from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 
 
