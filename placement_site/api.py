@@ -250,11 +250,19 @@ def json_body(request, schema=None):
     return data
 
 
+#: ``last_modified`` of an answer with nothing to date (an empty inventory
+#: list): it then carries no Last-Modified header at all, as upstream's.
+UNDATED = object()
+
+
 def json_response(data, status=200, *, last_modified=None, headers=None, encoder=json.dumps):
-    """A JSON answer; ``last_modified`` (a datetime) feeds the 1.15+ header;
+    """A JSON answer; ``last_modified`` (a datetime, or :data:`UNDATED`)
+    feeds the 1.15+ header (when None, the edge dates the answer now);
     ``encoder`` turns ``data`` into the body (str or bytes)."""
     response = HttpResponse(encoder(data), status=status, content_type="application/json")
-    if last_modified is not None:
+    if last_modified is UNDATED:
+        response.placement_undated = True
+    elif last_modified is not None:
         response["last-modified"] = formatdate(last_modified.timestamp(), usegmt=True)
     for name, value in (headers or {}).items():
         response[name] = value

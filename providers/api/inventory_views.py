@@ -114,7 +114,8 @@ class InventoriesView(PlacementView):
             provider_uuid=uuid,
             resource_class=resource_class,
             spec=services.InventorySpec.from_body(data),
-            generation=data.get("resource_provider_generation"),
+            # A resource_provider_generation in the body is accepted and not
+            # checked, as upstream: the provider row lock orders writers.
             reserved_may_equal_total=_reserved_may_equal_total(request),
         )
         location = request.build_absolute_uri(f"{request.path}/{resource_class}")
