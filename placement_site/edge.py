@@ -146,13 +146,17 @@ class PlacementEdgeMiddleware:
         request_id = request.placement_request_id
         response["x-openstack-request-id"] = request_id
         response["openstack-request-id"] = request_id
-        version = request.placement_mv or microversion.MIN_VERSION
-        response["openstack-api-version"] = f"{microversion.SERVICE_TYPE} {version}"
-        vary = response.get("vary")
-        if not vary:
-            response["vary"] = "openstack-api-version"
-        elif "openstack-api-version" not in vary.lower():
-            response["vary"] = f"{vary}, openstack-api-version"
+        # As upstream: no version header when none was negotiated (a bad
+        # version, a refused token), and vary on successful answers only.
+        if request.placement_mv is not None:
+            response["openstack-api-version"] = (
+                f"{microversion.SERVICE_TYPE} {request.placement_mv}")
+        if response.status_code < 400:
+            vary = response.get("vary")
+            if not vary:
+                response["vary"] = "openstack-api-version"
+            elif "openstack-api-version" not in vary.lower():
+                response["vary"] = f"{vary}, openstack-api-version"
         has_body = bool(getattr(response, "content", b""))
         caching = request.placement_mv is not None and request.placement_mv >= (1, 15)
         if not caching:
@@ -170,6 +174,7 @@ class PlacementEdgeMiddleware:
             and response.get("Content-Type", "").startswith("application/json")
         ):
             response["cache-control"] = "no-cache"
-            if "last-modified" not in response:
+            if "last-modified" not in response and not getattr(
+                    response, "placement_undated", False):
                 response["last-modified"] = formatdate(usegmt=True)
         return response

@@ -1,0 +1,47 @@
+"""Microversion header parsing and response headers as upstream (B16, B17)."""
+import pytest
+
+
+@pytest.mark.parametrize("value, status", [
+    ("LATEST", 400), ("Latest", 400), ("1.-1", 406), ("1.40", 406), ("0.9", 406),
+    ("1", 400), ("1.x", 400), ("1.2.3", 400),
+])
+def test_version_values_upstream_refuses(api, value, status):
+    """B16: only lowercase ``latest`` names the newest version; two integers
+    that name no version are 406, anything else 400. A refused version
+    never reaches the view (the DELETE does not run)."""
+    api.put("/resource_classes/CUSTOM_KEEP", mv="1.7")
+    response = api.delete("/resource_classes/CUSTOM_KEEP", mv=value)
+    assert response.status_code == status
+    assert api.get("/resource_classes/CUSTOM_KEEP", mv="1.7").status_code == 200
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("latest", "1.39"), ("1.01", "1.1"), (" 1.5 ", "1.5"),
+    ("1.2, placement 1.20", "1.20"),
+])
+def test_version_values_upstream_accepts(api, value, expected):
+    """B16: what upstream's parser reads as a version (the last placement
+    entry of the header wins)."""
+    response = api.get("/", headers={"OpenStack-API-Version": f"placement {value}"})
+    assert response.status_code == 200
+    assert response["openstack-api-version"] == f"placement {expected}"
+
+
+def test_error_answers_carry_no_vary(api):
+    """B17: upstream sends vary only on successful answers; the version
+    header on errors too, once a version was negotiated."""
+    response = api.get("/resource_providers/00000000-0000-0000-0000-000000000001", mv="1.28")
+    assert response.status_code == 404
+    assert "vary" not in response
+    assert response["openstack-api-version"] == "placement 1.28"
+    assert api.get("/resource_providers", mv="1.28")["vary"] == "openstack-api-version"
+
+
+@pytest.mark.parametrize("value", ["1.40", "LATEST"])
+def test_refused_version_answers_carry_no_version_header(api, value):
+    """B17: no version was negotiated, so none is named."""
+    response = api.get("/resource_providers", mv=value)
+    assert response.status_code in (400, 406)
+    assert "openstack-api-version" not in response
+    assert "vary" not in response

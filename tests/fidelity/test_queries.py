@@ -1,0 +1,69 @@
+"""Query strings and candidates as upstream reads them (B14, B15, B19)."""
+import pytest
+
+from tests.fidelity.conftest import new_uuid
+
+
+@pytest.mark.parametrize("value, status", [
+    ("bad-type", 400), ("lower", 400), ("INSTANCE", 200), ("all", 200), ("unknown", 200),
+])
+def test_usages_consumer_type_pattern(api, value, status):
+    """B14: at 1.38 consumer_type is a type name, ``all`` or ``unknown``."""
+    response = api.get(f"/usages?project_id=p&consumer_type={value}", mv="1.38")
+    assert response.status_code == status, response.content
+
+
+def test_class_named_twice_in_resources_last_amount_counts(cloud, api):
+    """B15: ``resources=DISK_GB:1,DISK_GB:20`` asks for 20, on
+    /resource_providers (1.4+) and /allocation_candidates."""
+    small = cloud.provider(inventory={"DISK_GB": {"total": 10}})
+    big = cloud.provider(inventory={"DISK_GB": {"total": 100}})
+
+    listed = api.get("/resource_providers?resources=DISK_GB:1,DISK_GB:20", mv="1.4")
+    assert listed.status_code == 200
+    assert [rp["uuid"] for rp in listed.json()["resource_providers"]] == [big]
+    listed = api.get("/resource_providers?resources=DISK_GB:20,DISK_GB:1", mv="1.4")
+    assert {rp["uuid"] for rp in listed.json()["resource_providers"]} == {small, big}
+
+    candidates = api.get("/allocation_candidates?resources=DISK_GB:1,DISK_GB:20", mv="1.12")
+    assert candidates.status_code == 200
+    requests = candidates.json()["allocation_requests"]
+    assert [list(r["allocations"]) for r in requests] == [[big]]
+    assert requests[0]["allocations"][big]["resources"] == {"DISK_GB": 20}
+
+
+def _aggregates(api, rp, aggs):
+    gen = api.get(f"/resource_providers/{rp}", mv="1.19").json()["generation"]
+    response = api.put(f"/resource_providers/{rp}/aggregates", mv="1.19",
+                       json={"aggregates": aggs, "resource_provider_generation": gen})
+    assert response.status_code == 200
+
+
+def test_member_of_sets_are_not_spread_between_child_and_root(cloud, api):
+    """B19: member_of=A&member_of=B: the provider alone or its root alone
+    must be in both; a child in A under a root in B is no candidate."""
+    a, b = new_uuid(), new_uuid()
+    root = cloud.provider()
+    child = cloud.provider(parent=root, inventory={"VCPU": {"total": 8}})
+    _aggregates(api, child, [a])
+    _aggregates(api, root, [b])
+    query = f"/allocation_candidates?resources=VCPU:1&member_of={a}&member_of={b}"
+
+    assert api.get(query, mv="1.24").json()["allocation_requests"] == []
+
+    _aggregates(api, root, [a, b])  # the root alone is in both: the tree qualifies
+    assert len(api.get(query, mv="1.29").json()["allocation_requests"]) == 1
+    _aggregates(api, root, [])
+    _aggregates(api, child, [a, b])  # the child alone is in both
+    assert len(api.get(query, mv="1.29").json()["allocation_requests"]) == 1
+
+
+def test_forbidden_aggregate_on_the_root_still_excludes_the_child(cloud, api):
+    """B19's counterpart: a forbidden aggregate on either excludes."""
+    a, bad = new_uuid(), new_uuid()
+    root = cloud.provider()
+    child = cloud.provider(parent=root, inventory={"VCPU": {"total": 8}})
+    _aggregates(api, child, [a])
+    _aggregates(api, root, [bad])
+    query = f"/allocation_candidates?resources=VCPU:1&member_of={a}&member_of=!{bad}"
+    assert api.get(query, mv="1.32").json()["allocation_requests"] == []
