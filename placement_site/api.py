@@ -59,7 +59,7 @@ def exception_handler(exc, context):
             ),
         )
     if isinstance(exc, (Http404, drf_exceptions.NotFound)):
-        return errors.render_error(django_request, errors.NotFound(""))
+        return errors.render_error(django_request, errors.NotFound("", vary=False))
     if isinstance(exc, drf_exceptions.APIException):
         return errors.render_error(
             django_request, errors.PlacementError(str(exc.detail), status=exc.status_code)
@@ -248,6 +248,20 @@ def json_body(request, schema=None):
     if schema is not None:
         validate(data, schema)
     return data
+
+
+def unvaried_404(view_method):
+    """Mark a view method's 404 as one without ``Vary``: for the endpoints
+    where upstream's look-up of the named provider or class fails outside
+    its handler, which is where the header would be added."""
+    @functools.wraps(view_method)
+    def wrapper(*args, **kwargs):
+        try:
+            return view_method(*args, **kwargs)
+        except errors.NotFound as exc:
+            exc.vary = False
+            raise
+    return wrapper
 
 
 #: ``last_modified`` of an answer with nothing to date (an empty inventory

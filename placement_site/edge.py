@@ -117,15 +117,6 @@ class PlacementEdgeMiddleware:
         context.global_request_id = request.placement_global_request_id
         request.placement_context = context
 
-        content_length = request.META.get("CONTENT_LENGTH")
-        if content_length:
-            try:
-                length = int(content_length)
-            except ValueError:
-                raise errors.BadRequest("content-length header must be an integer")
-            if length > 0 and not request.META.get("CONTENT_TYPE"):
-                raise errors.BadRequest("content-type header required when content-length > 0")
-
         header = request.META.get(microversion.META_KEY)
         try:
             version = microversion.negotiate(header)
@@ -140,6 +131,18 @@ class PlacementEdgeMiddleware:
                 },
             )
         request.placement_mv = version
+
+        # Checked after the version, as upstream checks it (in its handler
+        # wrapper, so the answer names the version but has no vary).
+        content_length = request.META.get("CONTENT_LENGTH")
+        if content_length:
+            try:
+                length = int(content_length)
+            except ValueError:
+                raise errors.BadRequest("content-length header must be an integer", vary=False)
+            if length > 0 and not request.META.get("CONTENT_TYPE"):
+                raise errors.BadRequest(
+                    "content-type header required when content-length > 0", vary=False)
         return self.get_response(request)
 
     def _finish(self, request, response):
@@ -147,11 +150,12 @@ class PlacementEdgeMiddleware:
         response["x-openstack-request-id"] = request_id
         response["openstack-request-id"] = request_id
         # As upstream: no version header when none was negotiated (a bad
-        # version, a refused token), and vary on successful answers only.
+        # version, a refused token), and no vary on the errors upstream
+        # raises outside its handlers (PlacementError.vary).
         if request.placement_mv is not None:
             response["openstack-api-version"] = (
                 f"{microversion.SERVICE_TYPE} {request.placement_mv}")
-        if response.status_code < 400:
+        if request.placement_mv is not None and getattr(response, "placement_vary", True):
             vary = response.get("vary")
             if not vary:
                 response["vary"] = "openstack-api-version"

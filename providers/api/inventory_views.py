@@ -11,6 +11,7 @@ from placement_site.api import (
     error_response,
     json_body,
     json_response,
+    unvaried_404,
     versioned,
 )
 from placement_site.policy import authorize
@@ -76,6 +77,7 @@ class InventoriesView(PlacementView):
             409: error_response("Generation conflict, or a removed class is in use"),
         },
     )
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:update")
         provider_get(uuid=uuid, exact=True)
@@ -105,6 +107,7 @@ class InventoriesView(PlacementView):
             409: error_response("The class already has inventory on this provider"),
         },
     )
+    @unvaried_404
     def post(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:create")
         provider_get(uuid=uuid, exact=True)
@@ -135,6 +138,7 @@ class InventoriesView(PlacementView):
         },
     )
     @versioned("1.5", status=405)
+    @unvaried_404
     def delete(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:delete")
         services.inventories_delete(provider_uuid=uuid)

@@ -28,12 +28,38 @@ def test_version_values_upstream_accepts(api, value, expected):
     assert response["openstack-api-version"] == f"placement {expected}"
 
 
-def test_error_answers_carry_no_vary(api):
-    """B17: upstream sends vary only on successful answers; the version
-    header on errors too, once a version was negotiated."""
-    response = api.get("/resource_providers/00000000-0000-0000-0000-000000000001", mv="1.28")
-    assert response.status_code == 404
-    assert "vary" not in response
+MISSING = "00000000-0000-0000-0000-000000000001"
+
+
+@pytest.mark.parametrize("method, path, status, vary", [
+    # Errors upstream raises around its handlers: no vary.
+    ("GET", f"/resource_providers/{MISSING}", 404, False),
+    ("PUT", f"/resource_providers/{MISSING}/traits", 404, False),
+    ("GET", "/resource_classes/CUSTOM_MISSING", 404, False),
+    ("GET", "/no/such/route", 404, False),
+    ("DELETE", "/resource_classes/VCPU", 400, True),
+    # Errors its handlers raise: vary, as on a success.
+    ("GET", f"/resource_providers/{MISSING}/inventories", 404, True),
+    ("DELETE", f"/resource_providers/{MISSING}", 404, True),
+    ("GET", "/traits/CUSTOM_MISSING", 404, True),
+    ("PATCH", "/resource_providers", 405, True),
+])
+def test_vary_on_errors_as_upstream(api, method, path, status, vary):
+    """B17: upstream adds vary to the errors its handlers raise, not to
+    those raised around them; the version header is on all of them."""
+    body = {"traits": [], "resource_provider_generation": 0} if method == "PUT" else None
+    response = api.request(method, path, mv="1.28", json=body)
+    assert response.status_code == status
+    assert ("vary" in response) is vary
+    assert response["openstack-api-version"] == "placement 1.28"
+
+
+def test_policy_refusal_and_missing_content_type_carry_no_vary(api):
+    """B17: a 403 from the policy and the content-type check's 400."""
+    response = api.get("/resource_providers", mv="1.28", token="user")
+    assert (response.status_code, "vary" in response) == (403, False)
+    response = api.post("/resource_providers", mv="1.28", data=b"{}")
+    assert (response.status_code, "vary" in response) == (400, False)
     assert response["openstack-api-version"] == "placement 1.28"
     assert api.get("/resource_providers", mv="1.28")["vary"] == "openstack-api-version"
 
