@@ -67,3 +67,32 @@ def test_forbidden_aggregate_on_the_root_still_excludes_the_child(cloud, api):
     _aggregates(api, root, [bad])
     query = f"/allocation_candidates?resources=VCPU:1&member_of={a}&member_of=!{bad}"
     assert api.get(query, mv="1.32").json()["allocation_requests"] == []
+
+
+@pytest.mark.parametrize("query, status", [
+    # An in_tree provider that does not exist: the list is empty at once.
+    ("in_tree={missing}&resources=CUSTOM_NOPE:1", 200),
+    ("in_tree={missing}&required=CUSTOM_NOPE", 200),
+    # No provider at all in the aggregate, or with the trait: likewise.
+    ("member_of={agg}&resources=CUSTOM_NOPE:1", 200),
+    ("required=CUSTOM_T_NONE&resources=CUSTOM_NOPE:1", 200),
+    # Filters that match something do not stop the look-up of the rest.
+    ("in_tree={rp}&resources=CUSTOM_NOPE:1", 400),
+    ("required=HW_CPU_X86_AVX2&resources=CUSTOM_NOPE:1", 400),
+    # The trait filter is looked up before member_of, as upstream orders them.
+    ("member_of={agg}&required=CUSTOM_NOPE", 400),
+])
+def test_provider_list_stops_at_the_first_filter_nothing_matches(cloud, api, query, status):
+    """Upstream looks GET /resource_providers' filters up in the order
+    in_tree, required, member_of, resources, and answers an empty list as
+    soon as one matches no provider at all, before it would notice an
+    unknown trait or class further on."""
+    rp = cloud.provider()
+    api.put(f"/resource_providers/{rp}/traits", mv="1.6",
+            json={"traits": ["HW_CPU_X86_AVX2"], "resource_provider_generation": 0})
+    api.put("/traits/CUSTOM_T_NONE", mv="1.6")
+    query = query.format(missing=new_uuid(), agg=new_uuid(), rp=rp)
+    response = api.get(f"/resource_providers?{query}", mv="1.22")
+    assert response.status_code == status, response.content
+    if status == 200:
+        assert response.json() == {"resource_providers": []}
