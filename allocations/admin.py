@@ -4,7 +4,7 @@ added and deleted through their services."""
 from django.contrib import admin
 from django.utils.html import format_html
 
-from allocations import services
+from allocations import flavor_services
 from allocations.forms import FlavorForm
 from allocations.models import (
     Allocation,
@@ -109,11 +109,11 @@ class FlavorAdmin(ServiceWritesAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        obj.pk = services.flavor_create(name=obj.name, resources=obj.resources).pk
+        obj.pk = flavor_services.flavor_create(name=obj.name, resources=obj.resources).pk
 
     def delete_model(self, request, obj):
-        services.flavor_delete(name=obj.name)
+        flavor_services.flavor_delete(name=obj.name)
 
     def delete_queryset(self, request, queryset):
         for name in queryset.values_list("name", flat=True):
-            services.flavor_delete(name=name)
+            flavor_services.flavor_delete(name=name)

@@ -1,10 +1,10 @@
 """The form that stores a flavor, shared by the console's Flavors page and
 the admin, so both refuse the same things with the same words: the name and
-resources rules are ``allocations.services.flavor_name_check`` and
+resources rules are ``allocations.flavor_services.flavor_name_check`` and
 ``flavor_parse`` (the ``PLACEMENT_FLAVORS`` reader, then the catalog)."""
 from django import forms
 
-from allocations import services
+from allocations import flavor_services
 from allocations.models import Flavor
 from placement_site import errors
 
@@ -21,7 +21,7 @@ class FlavorForm(forms.ModelForm):
 
     def clean_name(self):
         try:
-            return services.flavor_name_check(self.cleaned_data["name"])
+            return flavor_services.flavor_name_check(self.cleaned_data["name"])
         except errors.BadRequest as exc:
             raise forms.ValidationError(exc.detail) from None
 
@@ -30,9 +30,9 @@ class FlavorForm(forms.ModelForm):
         name, resources = cleaned.get("name"), cleaned.get("resources")
         if name and "resources" not in self.errors:
             try:
-                spec = services.flavor_parse(name=name, resources=resources or "")
+                spec = flavor_services.flavor_parse(name=name, resources=resources or "")
             except errors.BadRequest as exc:
                 self.add_error("resources", exc.detail)
             else:
-                cleaned["resources"] = services.flavor_text(spec)
+                cleaned["resources"] = flavor_services.flavor_text(spec)
         return cleaned

@@ -148,7 +148,7 @@ class Flavor(models.Model):
 
     ``resources`` is the unsuffixed group as the setting writes it
     (``VCPU:4,MEMORY_MB:8192,DISK_GB:80``), checked on the way in by
-    ``allocations.services.flavor_parse``; a name the setting also defines is
+    ``allocations.flavor_services.flavor_parse``; a name the setting also defines is
     the setting's (``allocations.headroom.flavor_list``).
     """
 

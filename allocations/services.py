@@ -3,25 +3,24 @@
 Entry points (keyword-only, each one transaction, retried server-side on a
 lost race):
 
-- :func:`allocations_set`: ``PUT /allocations/{consumer_uuid}``.
-- :func:`allocations_replace`: ``POST /allocations``; many consumers, all or
-  nothing.
+- :func:`allocations_replace`: ``PUT /allocations/{consumer_uuid}`` (one
+  consumer) and ``POST /allocations`` (many, all or nothing).
+- :func:`allocations_set`: one consumer's allocations by keyword, for the
+  maintenance commands (``audit_allocations --fix``).
 - :func:`allocations_delete`: ``DELETE /allocations/{consumer_uuid}``.
 - :func:`allocations_write`: the step the two setters share, for callers that
   already hold a transaction (the reshaper): no retry of its own.
 - :func:`consumers_heal` / :func:`consumers_delete_empty`: the maintenance
   fixes (manage.py heal_consumers, audit_allocations --fix).
-- :func:`flavor_create` / :func:`flavor_delete`: the flavors operators store
-  for headroom (the console's Flavors page, the admin); what they accept is
-  :func:`flavor_name_check` and :func:`flavor_parse`.
 
 How one write stays safe under concurrent writers (DESIGN.md section 4):
 
 1. Resolve provider uuids and class names (unlocked): 400 for unknown ones.
-2. Create missing projects, users and consumer types (sorted), each in its
-   own small transaction before any row lock is held, so an insert that waits
-   on a competing insert is never part of a lock cycle. (Inside a caller's
-   transaction they are savepoints instead and roll back with it.)
+2. Create missing projects, users and consumer types (sorted), each in a
+   savepoint inside the write's own transaction, before any provider row
+   lock is held: a refused write leaves none behind, and an insert that
+   waits on a competing insert of the same name holds no provider lock, so
+   it is never part of a lock cycle.
 3. Lock every provider the write touches -- the target providers and the
    providers the consumers' current allocations are on -- with SELECT ... FOR
    UPDATE in primary-key order.
@@ -62,14 +61,11 @@ from django.db.models import F
 from django.utils import timezone
 
 from allocations import history, write_sql
-from allocations.models import Allocation, Consumer, ConsumerType, Flavor, Project, User
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from allocations.selectors import consumers_incomplete
 from placement_site import errors
-from placement_site.querystring import Flavor as FlavorSpec
-from placement_site.querystring import parse_flavors
 from placement_site.uuids import normalize_uuid
 from providers.models import unit_ok
-from resource_classes.models import ResourceClass
 
 LOG = logging.getLogger(__name__)
 
@@ -131,38 +127,13 @@ def _retry_count() -> int:
     return max(0, int(getattr(settings, "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", 10)))
 
 
-# 1213 deadlock / certification conflict, 1205 lock wait timeout,
-# 1047 WSREP has not yet prepared node for application use.
-_MYSQL_TRANSIENT = frozenset({1213, 1205, 1047})
-
-
-def _is_transient(exc: Exception) -> bool:
-    """A database error that a fresh attempt may not meet again.
-
-    PostgreSQL: deadlock detected, serialization failure, lock not
-    available; SQLite: the database stayed locked past the busy timeout;
-    MariaDB/MySQL: deadlock (on Galera also a write set that lost
-    certification at COMMIT to a conflicting one from another node), lock
-    wait timeout, and a Galera node that is not (yet) part of the primary
-    component.
-    """
-    cause = exc.__cause__
-    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
-    if sqlstate in ("40P01", "40001", "55P03"):
-        return True
-    if connection.vendor == "mysql":
-        code = cause.args[0] if cause is not None and cause.args else None
-        return code in _MYSQL_TRANSIENT
-    return connection.vendor == "sqlite" and "database is locked" in str(exc)
-
-
 def run_with_retries(work, what: str):
     """Run ``work()`` in a transaction, again after a lost race; 409 when they run out."""
     attempts = _retry_count() + 1
     last = None
     for attempt in range(attempts):
         try:
-            with transaction.atomic():
+            with transaction.atomic(durable=True):
                 return work()
         except _LostRace as exc:
             last = exc
@@ -171,13 +142,12 @@ def run_with_retries(work, what: str):
             # next attempt re-reads everything.
             last = exc
         except DatabaseError as exc:
-            if not _is_transient(exc):
+            if errors.database_trouble(exc) not in (errors.DB_LOST_RACE, errors.DB_NOT_READY):
                 raise
             last = exc
         LOG.debug("%s: lost a race (attempt %d of %d): %s", what, attempt + 1, attempts, last)
-        if not connection.in_atomic_block:
-            # Our locks are released: a short jittered pause lets the winner finish.
-            time.sleep(random.uniform(0, 0.005) * (attempt + 1))
+        # Our locks are released: a short jittered pause lets the winner finish.
+        time.sleep(random.uniform(0, 0.005) * (attempt + 1))
     raise errors.Conflict(
         f"Inventory and/or allocations changed while attempting to allocate: {what} "
         "could not complete because other writers kept changing the same providers or "
@@ -598,76 +568,3 @@ def consumers_delete_empty(*, uuids) -> int:
                 consumer.delete()
                 deleted += 1
     return deleted
-
-
-# -- Stored flavors ---------------------------------------------------------------
-
-
-def flavor_name_check(name: str) -> str:
-    """The name stripped, or BadRequest: a name must be one ``PLACEMENT_FLAVORS``
-    could hold (no ``;`` or ``=``, which separate its entries) and not one it
-    already defines (the setting's flavor would be the one counted)."""
-    name = (name or "").strip()
-    if not name:
-        raise errors.BadRequest("A flavor needs a name.")
-    if ";" in name or "=" in name:
-        raise errors.BadRequest(
-            f"Flavor name {name!r}: ';' and '=' are not allowed (PLACEMENT_FLAVORS "
-            "separates flavors with ';' and a name from its resources with '=').")
-    if len(name) > Flavor._meta.get_field("name").max_length:
-        raise errors.BadRequest(f"Flavor name {name[:40]!r}...: at most 255 characters.")
-    if any(f.name == name for f in settings.PLACEMENT_FLAVORS):
-        raise errors.BadRequest(
-            f"Flavor {name!r} is defined in PLACEMENT_FLAVORS, whose definition headroom "
-            "counts; choose another name.")
-    return name
-
-
-def flavor_parse(*, name: str, resources: str) -> FlavorSpec:
-    """``resources`` (``VCPU:4,MEMORY_MB:8192``, ``resources=`` optional) read
-    by the same reader as ``PLACEMENT_FLAVORS`` (amounts >= 1, each class
-    once), then every class checked against the catalog, which the setting
-    cannot be at start-up. BadRequest with the reader's words."""
-    name = flavor_name_check(name)
-    text = (resources or "").strip()
-    if not text.removeprefix("resources="):
-        raise errors.BadRequest(
-            f"flavor {name!r}: give its resources, e.g. VCPU:4,MEMORY_MB:8192,DISK_GB:80.")
-    if ";" in text:
-        raise errors.BadRequest(f"flavor {name!r}: one flavor at a time (no ';').")
-    try:
-        (flavor,) = parse_flavors(f"{name}={text}")
-    except ValueError as exc:
-        raise errors.BadRequest(str(exc)) from None
-    known = set(ResourceClass.objects.filter(name__in=list(flavor.resources))
-                .values_list("name", flat=True))
-    unknown = [rc for rc in flavor.resources if rc not in known]
-    if unknown:
-        raise errors.BadRequest(
-            f"flavor {name!r}: no such resource class(es): {', '.join(unknown)}.")
-    return flavor
-
-
-def flavor_text(spec: FlavorSpec) -> str:
-    """A flavor's resources in the one form stored and shown: ``CLASS:N,...``."""
-    return ",".join(f"{rc}:{n}" for rc, n in spec.resources.items())
-
-
-def flavor_create(*, name: str, resources: str) -> Flavor:
-    """Store a flavor (its resources written back by :func:`flavor_text`);
-    409 when the name is taken."""
-    spec = flavor_parse(name=name, resources=resources)
-    text = flavor_text(spec)
-    try:
-        with transaction.atomic():
-            return Flavor.objects.create(name=spec.name, resources=text)
-    except IntegrityError:
-        raise errors.Conflict(f"Flavor {spec.name!r} already exists.",
-                              code=errors.DUPLICATE_NAME) from None
-
-
-def flavor_delete(*, name: str) -> None:
-    """Delete a stored flavor; 404 when there is none of that name."""
-    deleted, _ = Flavor.objects.filter(name=name).delete()
-    if not deleted:
-        raise errors.NotFound(f"No stored flavor {name!r}.")

@@ -53,7 +53,7 @@ def console(nodes, repeat):
 
 
 def combiner():
-    from allocations.combiner import Choice, Problem, combine
+    from candidates.combiner import Choice, Problem, combine
 
     print("== combiner: 8 children x 8 granular groups")
     children = list(range(1, 9))

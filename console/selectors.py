@@ -9,13 +9,19 @@ import dataclasses
 from collections import defaultdict
 
 import os_traits
-from django.db.models import Count, Max, Min, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 
-from allocations.models import Allocation, Consumer
+from allocations import history, snapshots
+from allocations.headroom import flavor_list, headroom
+from allocations.models import Allocation, Consumer, ConsumerType, Flavor, UsageSnapshot
 from allocations.selectors import provider_forest
+from candidates import explain
+from candidates.query import parse_query
+from providers.filters import ResourceProviderFilterSet
 from providers.models import (
     Aggregate,
     Inventory,
+    ProviderAggregate,
     ProviderTrait,
     ResourceProvider,
     capacity_expression,
@@ -304,3 +310,88 @@ def disabled_among(provider_ids) -> set[int]:
     return set(ProviderTrait.objects.filter(
         resource_provider_id__in=list(provider_ids), trait__name=DISABLED_TRAIT)
         .values_list("resource_provider_id", flat=True))
+
+
+# -- The pages' simpler reads, each one or two statements ---------------------
+
+
+def headroom_table():
+    """(flavors, {flavor name: counts}): what the overview's headroom shows."""
+    flavors = flavor_list()
+    return flavors, headroom(flavors)
+
+
+def stored_flavors() -> list:
+    return list(Flavor.objects.order_by("name"))
+
+
+def stored_flavor(pk: int):
+    return Flavor.objects.filter(pk=pk).first()
+
+
+def provider_filter(params):
+    """The API's FilterSet over every provider by name, at the newest
+    microversion, blanks ignored and errors kept for the page to show."""
+    return ResourceProviderFilterSet(
+        params, queryset=ResourceProvider.objects.order_by("name"), lenient=True)
+
+
+def provider(uuid: str):
+    return ResourceProvider.objects.filter(uuid=uuid).first()
+
+
+def provider_aggregates(rp) -> list:
+    return list(rp.aggregates.order_by("uuid"))
+
+
+def provider_trait_names(rp) -> list:
+    return list(rp.traits.order_by("name").values_list("name", flat=True))
+
+
+def tree_aggregate_ids(provider_ids) -> list:
+    return list(ProviderAggregate.objects.filter(
+        resource_provider_id__in=list(provider_ids)).values_list("aggregate_id", flat=True))
+
+
+def consumers(q: str, consumer_type: str):
+    """Consumers by uuid, with their allocation counts: those whose uuid
+    holds ``q`` or whose project or user is ``q``, of ``consumer_type``
+    (``unknown``: none set)."""
+    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
+        n_allocations=Count("allocations")).order_by("uuid")
+    if q:
+        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q)
+                       | Q(user__external_id=q))
+    if consumer_type == "unknown":
+        qs = qs.filter(consumer_type__isnull=True)
+    elif consumer_type:
+        qs = qs.filter(consumer_type__name=consumer_type)
+    return qs
+
+
+def consumer_type_names() -> list:
+    return list(ConsumerType.objects.order_by("name").values_list("name", flat=True))
+
+
+def consumer(uuid: str):
+    return Consumer.objects.select_related("project", "user", "consumer_type").filter(
+        uuid=uuid).first()
+
+
+def latest_changes(count: int, **which) -> list:
+    """The latest ``count`` allocation changes of a consumer or provider, newest first."""
+    return list(history.changes_for(**which).order_by("-created_at", "-id")[:count])
+
+
+def explanation(text: str, *, show: int):
+    """Why the candidates query ``text`` finds what it finds; BadRequest for a bad query."""
+    return explain.explain(parse_query(text), show=show)
+
+
+def usage_series(aggregate_uuid: str, since) -> dict:
+    return snapshots.series(aggregate_uuid=aggregate_uuid, since=since)
+
+
+def snapshot_aggregates() -> list:
+    return list(UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
+        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid"))

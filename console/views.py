@@ -1,6 +1,6 @@
-"""The operator console: pages for staff users. They read; the one thing they
-write is the flavors headroom counts (the Flavors page), through
-``allocations.services``."""
+"""The operator console: pages for staff users. They read, every read through
+``console.selectors``; the one thing they write is the flavors headroom
+counts (the Flavors page), through ``allocations.flavor_services``."""
 import csv
 import itertools
 import time
@@ -10,23 +10,17 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
 from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import explain, history, services, snapshots
+from allocations import flavor_services
 from allocations.forms import FlavorForm
-from allocations.headroom import flavor_list, headroom
-from allocations.models import Consumer, ConsumerType, Flavor, UsageSnapshot
-from console import charts
-from console import selectors
+from console import charts, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
-from providers.filters import ResourceProviderFilterSet
-from providers.models import ProviderAggregate, ResourceProvider
 
 PAGE_SIZE = 50
 ASSETS = Path(__file__).resolve().parent / "static" / "console"
@@ -99,10 +93,9 @@ def _overview_csv(table):
                     ([r.resource_class, r.total, r.reserved, r.ratio_min, r.ratio_max,
                       r.capacity, r.used, r.free] for r in selectors.class_totals()))
     if table == "headroom":
-        flavors = flavor_list()
-        counts = headroom(flavors)
+        flavors, counts = selectors.headroom_table()
         return _csv("headroom.csv", ["flavor", "resources", "aggregate", "instances"],
-                    ([flavor.name, services.flavor_text(flavor), agg, n]
+                    ([flavor.name, flavor_services.flavor_text(flavor), agg, n]
                      for flavor in flavors
                      for agg, n in [("", counts[flavor.name]["cloud"]),
                                     *counts[flavor.name]["aggregates"].items()]))
@@ -126,8 +119,7 @@ def overview(request):
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
     }
-    context["flavors"] = flavor_list()
-    context["headroom"] = headroom(context["flavors"])
+    context["flavors"], context["headroom"] = selectors.headroom_table()
     context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
     context["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return render(request, "console/overview.html", context)
@@ -141,7 +133,7 @@ def flavors(request):
     form = FlavorForm(request.POST if request.method == "POST" else None)
     if form.is_bound and form.is_valid():
         try:
-            services.flavor_create(name=form.cleaned_data["name"],
+            flavor_services.flavor_create(name=form.cleaned_data["name"],
                                    resources=form.cleaned_data["resources"])
         except errors.PlacementError as exc:  # e.g. the name was taken meanwhile
             form.add_error(None, exc.detail)
@@ -149,10 +141,10 @@ def flavors(request):
             return redirect("console:flavors")
     configured = list(settings.PLACEMENT_FLAVORS)
     taken = {f.name for f in configured}
-    stored = [(f, f.name in taken) for f in Flavor.objects.order_by("name")]
+    stored = [(f, f.name in taken) for f in selectors.stored_flavors()]
     if _wants_csv(request):
         return _csv("flavors.csv", ["name", "resources", "defined_in", "counted"], [
-            *([f.name, services.flavor_text(f), "settings", "yes"] for f in configured),
+            *([f.name, flavor_services.flavor_text(f), "settings", "yes"] for f in configured),
             *([f.name, f.resources, "console", "no" if shadowed else "yes"]
               for f, shadowed in stored)])
     return render(request, "console/flavors.html", {
@@ -162,9 +154,11 @@ def flavors(request):
 @staff_required
 @require_POST
 def flavor_delete(request, pk):
-    flavor = get_object_or_404(Flavor, pk=pk)
+    flavor = selectors.stored_flavor(pk)
+    if flavor is None:
+        raise Http404("no such flavor")
     try:
-        services.flavor_delete(name=flavor.name)
+        flavor_services.flavor_delete(name=flavor.name)
     except errors.NotFound:
         pass  # deleted meanwhile: what was asked for
     return redirect("console:flavors")
@@ -174,9 +168,7 @@ def flavor_delete(request, pk):
 def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
-    fs = ResourceProviderFilterSet(
-        request.GET or None, queryset=ResourceProvider.objects.order_by("name"), lenient=True
-    )
+    fs = selectors.provider_filter(request.GET or None)
     qs = fs.qs
     if _wants_csv(request):
         return _csv("providers.csv", ["uuid", "name", "parent_uuid", "generation",
@@ -204,13 +196,14 @@ def _more_filters(request, fs):
 
 @staff_required
 def provider_detail(request, uuid):
-    rp = get_object_or_404(ResourceProvider, uuid=uuid)
-    aggregates = list(rp.aggregates.order_by("uuid"))
+    rp = selectors.provider(uuid)
+    if rp is None:
+        raise Http404("no such resource provider")
+    aggregates = selectors.provider_aggregates(rp)
     consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
-    traits = list(rp.traits.order_by("name").values_list("name", flat=True))
-    tree_aggregates = ProviderAggregate.objects.filter(
-        resource_provider_id__in=[node.pk for _, node in tree]).values_list("aggregate_id", flat=True)
+    traits = selectors.provider_trait_names(rp)
+    tree_aggregates = selectors.tree_aggregate_ids([node.pk for _, node in tree])
     return render(request, "console/provider_detail.html", {
         "rp": rp,
         "tree": tree,
@@ -221,7 +214,7 @@ def provider_detail(request, uuid):
         "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
         "traits": traits,
         "aggregates": aggregates,
-        "sharing": selectors.sharing_providers(rp, list(tree_aggregates)),
+        "sharing": selectors.sharing_providers(rp, tree_aggregates),
         "consumers": consumers, "consumers_truncated": truncated,
         **_history(provider=rp.uuid),
     })
@@ -264,15 +257,8 @@ def consumer_list(request):
                      for row in selectors.project_totals(limit=None)
                      for rc, n in row["used"].items()))
     q = request.GET.get("q", "").strip()
-    qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
-        n_allocations=Count("allocations")).order_by("uuid")
-    if q:
-        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q) | Q(user__external_id=q))
     consumer_type = request.GET.get("type", "").strip()
-    if consumer_type == "unknown":
-        qs = qs.filter(consumer_type__isnull=True)
-    elif consumer_type:
-        qs = qs.filter(consumer_type__name=consumer_type)
+    qs = selectors.consumers(q, consumer_type)
     if _wants_csv(request):
         return _csv("consumers.csv", ["uuid", "project", "user", "consumer_type", "generation",
                                       "allocations"],
@@ -282,14 +268,15 @@ def consumer_list(request):
     return render(request, "console/consumer_list.html", {
         "page": _page(request, qs), "q": q, "query": _query_without_page(request),
         "type": consumer_type,
-        "types": list(ConsumerType.objects.order_by("name").values_list("name", flat=True)),
+        "types": selectors.consumer_type_names(),
         "projects": selectors.project_totals()})
 
 
 @staff_required
 def consumer_detail(request, uuid):
-    consumer = get_object_or_404(
-        Consumer.objects.select_related("project", "user", "consumer_type"), uuid=uuid)
+    consumer = selectors.consumer(uuid)
+    if consumer is None:
+        raise Http404("no such consumer")
     return render(request, "console/consumer_detail.html", {
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
         **_history(consumer=consumer.uuid)})
@@ -300,7 +287,7 @@ HISTORY_ROWS = 50
 
 def _history(**which):
     """The latest allocation changes of a consumer or provider, newest first."""
-    rows = list(history.changes_for(**which).order_by("-created_at", "-id")[:HISTORY_ROWS + 1])
+    rows = selectors.latest_changes(HISTORY_ROWS + 1, **which)
     return {"history": rows[:HISTORY_ROWS], "history_truncated": len(rows) > HISTORY_ROWS,
             "history_by": next(iter(which))}
 
@@ -310,11 +297,11 @@ SHOW_REMOVED = 15
 
 @staff_required
 def why_no_candidates(request):
-    query = request.GET.get("q", "").strip()
-    context = {"q": query}
-    if query:
+    text = request.GET.get("q", "").strip()
+    context = {"q": text}
+    if text:
         try:
-            context["result"] = explain.explain(explain.parse_query(query), show=SHOW_REMOVED)
+            context["result"] = selectors.explanation(text, show=SHOW_REMOVED)
         except errors.PlacementError as exc:
             context["problem"] = str(exc)
     return render(request, "console/why.html", context)
@@ -332,11 +319,9 @@ def usage(request):
     except ValueError:
         problem, days = "Days must be a whole number of at least 1.", 7
     since = timezone.now() - timezone.timedelta(days=days)
-    series = snapshots.series(aggregate_uuid=aggregate, since=since)
-    aggregates = UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
-        "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid")
+    series = selectors.usage_series(aggregate, since)
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
-        "aggregates": list(aggregates), "aggregate": aggregate, "days": days,
+        "aggregates": selectors.snapshot_aggregates(), "aggregate": aggregate, "days": days,
         "problem": problem,
     })

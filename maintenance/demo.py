@@ -40,12 +40,17 @@ def _provider(name, parent=None, inventories=None, traits=()):
 
 
 def demo_cloud() -> dict:
-    """Create the cloud in one transaction; returns counts."""
+    """Create the cloud: the providers in one transaction, then the
+    instances in one allocation write (which is its own outermost
+    transaction, as every allocation write is); returns counts."""
     with transaction.atomic():
-        return _demo_cloud()
+        requests = _demo_providers()
+    allocations_replace(requests=requests)
+    return {"providers": 1 + 4 * 4, "consumers": len(requests)}
 
 
-def _demo_cloud() -> dict:
+def _demo_providers() -> list:
+    """The providers, and the allocation requests of the instances on them."""
     catalog_sync()
     trait_ensure(name="CUSTOM_PHYSNET_DATA")
     aggregate = _uuid("aggregate", "rack-a")
@@ -103,5 +108,4 @@ def _demo_cloud() -> dict:
     ]
     requests.append(consumer(_uuid("migration", 0), flavor_on(0, source), "project-a",
                              "MIGRATION"))
-    allocations_replace(requests=requests)
-    return {"providers": 1 + 4 * 4, "consumers": len(requests)}
+    return requests

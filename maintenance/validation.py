@@ -68,7 +68,7 @@ def dump_problems(data: dict) -> list[str]:
         check_uuid("aggregates", value)
     for kind in ("projects", "users"):
         for value in data.get(kind, []):
-            why = _schema_problem(value, allocation_schemas._EXTERNAL_ID)
+            why = _schema_problem(value, allocation_schemas.EXTERNAL_ID)
             if why:
                 bad(f"{kind} {value!r}", why)
 
@@ -103,11 +103,11 @@ def dump_problems(data: dict) -> list[str]:
         where = f"consumers[{i}] ({consumer.get('uuid')!r})"
         check_uuid(where, consumer.get("uuid"))
         for field in ("project", "user"):
-            why = _schema_problem(consumer.get(field), allocation_schemas._EXTERNAL_ID)
+            why = _schema_problem(consumer.get(field), allocation_schemas.EXTERNAL_ID)
             if why:
                 bad(where, f"{field} {why}")
         if consumer.get("consumer_type") is not None:
-            why = _schema_problem(consumer["consumer_type"], allocation_schemas._CONSUMER_TYPE)
+            why = _schema_problem(consumer["consumer_type"], allocation_schemas.CONSUMER_TYPE)
             if why:
                 bad(where, f"consumer_type {why}")
         why = _schema_problem(consumer.get("generation", 0), _GENERATION)

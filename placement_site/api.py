@@ -171,13 +171,28 @@ def require_json_content(request):
 
 
 def validate(data, schema, *, problem="JSON does not validate"):
-    """400 "<problem>: <the validator's message>" when ``data`` does not fit ``schema``."""
-    validator = jsonschema.Draft4Validator(schema, format_checker=_FORMAT_CHECKER)
-    try:
-        validator.validate(data)
-    except jsonschema.ValidationError as exc:
-        raise errors.BadRequest(f"{problem}: {_bounded(str(exc))}")
+    """400 "<problem>: <the validator's message>" when ``data`` does not fit
+    ``schema``. The one JSON Schema check of bodies and query strings; where
+    several things are wrong, the most relevant error is named, as
+    ``jsonschema.validate`` (and so upstream) names it."""
+    error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(data))
+    if error is not None:
+        raise errors.BadRequest(f"{problem}: {_bounded(str(error))}")
     return data
+
+
+# Validators by schema: the schemas are module constants, and building a
+# validator (checking its schema) on every request costs more than the check.
+_VALIDATORS = {}
+
+
+def _validator(schema):
+    entry = _VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        jsonschema.Draft4Validator.check_schema(schema)
+        entry = (schema, jsonschema.Draft4Validator(schema, format_checker=_FORMAT_CHECKER))
+        _VALIDATORS[id(schema)] = entry
+    return entry[1]
 
 
 # The validator's message quotes the offending value; a huge one must not

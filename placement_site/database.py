@@ -184,3 +184,8 @@ def exit_as_first_failed_worker(status: int):
         time.sleep(0.5)
         raise SystemExit(1)
     raise SystemExit(status)
+
+
+def placeholders(values) -> str:
+    """``%s, %s, ...``, one per value, for a raw statement's ``IN (...)`` list."""
+    return ", ".join(["%s"] * len(values))

@@ -126,11 +126,54 @@ class ServiceUnavailable(PlacementError):
 
 # MariaDB/MySQL client and server error numbers that mean "no usable
 # database right now": cannot connect (2002, 2003), connection lost or gone
-# (2006, 2013), the server shutting down (1053), a Galera node outside the
-# primary component (1047 WSREP has not yet prepared node for application use).
-_MYSQL_UNAVAILABLE = frozenset({2002, 2003, 2006, 2013, 1053, 1047})
+# (2006, 2013), the server shutting down (1053).
+_MYSQL_UNAVAILABLE = frozenset({2002, 2003, 2006, 2013, 1053})
+# A Galera node outside the primary component (1047 WSREP has not yet
+# prepared node for application use): unavailable, but a retry may reach a
+# node that is ready.
+_MYSQL_NOT_READY = 1047
 # MariaDB/MySQL: deadlock or Galera certification conflict, lock wait timeout.
 _MYSQL_LOST_RACE = frozenset({1213, 1205})
+# PostgreSQL: deadlock detected, serialization failure, lock not available.
+_SQLSTATE_LOST_RACE = frozenset({"40P01", "40001", "55P03"})
+
+# What a database error means for the request (:func:`database_trouble`).
+DB_UNAVAILABLE = "unavailable"
+DB_NOT_READY = "not ready"
+DB_LOST_RACE = "lost race"
+
+
+def database_trouble(exc) -> str | None:
+    """The one classifier of database errors: :data:`DB_UNAVAILABLE` (no
+    usable connection), :data:`DB_NOT_READY` (a Galera node not in the
+    primary component), :data:`DB_LOST_RACE` (a concurrent writer won: a
+    deadlock, serialization failure, lock wait timeout, SQLite's busy
+    timeout), or None when the error is not one of these (a bug).
+
+    The retry loops run a write again on a lost race or a node not ready;
+    a view answers 503 for the first two and 409 for the third."""
+    from django.db import Error, InterfaceError
+
+    if not isinstance(exc, Error):
+        return None
+    if isinstance(exc, InterfaceError):
+        return DB_UNAVAILABLE
+    cause = exc.__cause__
+    code = cause.args[0] if cause is not None and cause.args and isinstance(
+        cause.args[0], int) else None
+    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None) or ""
+    if code == _MYSQL_NOT_READY:
+        return DB_NOT_READY
+    if code in _MYSQL_UNAVAILABLE or (
+        # PostgreSQL: connection exceptions (08...), the server shutting down (57P...).
+        type(cause).__module__.startswith("psycopg") and (
+            sqlstate.startswith(("08", "57P")) or (not sqlstate and "connect" in str(cause)))):
+        return DB_UNAVAILABLE
+    if code in _MYSQL_LOST_RACE or sqlstate in _SQLSTATE_LOST_RACE:
+        return DB_LOST_RACE
+    if type(cause).__module__ == "sqlite3" and "database is locked" in str(exc):
+        return DB_LOST_RACE
+    return None
 
 
 def for_database_error(exc):
@@ -140,23 +183,12 @@ def for_database_error(exc):
     No usable database -> 503 with Retry-After; a lost lock or certification
     race that no retry loop absorbed -> 409, like any other concurrent update.
     """
-    from django.db import Error, InterfaceError
-
-    if not isinstance(exc, Error):
-        return None
-    cause = exc.__cause__
-    code = cause.args[0] if cause is not None and cause.args and isinstance(
-        cause.args[0], int) else None
-    sqlstate = getattr(cause, "sqlstate", None) or ""
-    unavailable = isinstance(exc, InterfaceError) or code in _MYSQL_UNAVAILABLE or (
-        # PostgreSQL: connection exceptions (08...), the server shutting down (57P...).
-        type(cause).__module__.startswith("psycopg") and (
-            sqlstate.startswith(("08", "57P")) or (not sqlstate and "connect" in str(cause))))
-    if unavailable:
+    trouble = database_trouble(exc)
+    if trouble in (DB_UNAVAILABLE, DB_NOT_READY):
         return ServiceUnavailable(
             "The database is unavailable. Please try again later.",
             code=DATABASE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
-    if code in _MYSQL_LOST_RACE or sqlstate in ("40P01", "40001", "55P03"):
+    if trouble == DB_LOST_RACE:
         return Conflict(
             "Another request changed the same data at the same time. Please try again.",
             code=CONCURRENT_UPDATE)

@@ -436,7 +436,7 @@ def parse_candidate_request(query, mv=MAX_VERSION, *, strict: bool = True) -> Ca
     """A query (QueryDict or {key: [values]}) -> :class:`CandidateRequest`.
 
     The API validates the query's keys and value shapes against its JSON
-    Schema first (allocations.api.candidates_schemas); this judges what the
+    Schema first (candidates.query); this judges what the
     values mean.
     """
     if not strict:

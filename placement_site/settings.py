@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "resource_classes",
     "providers",
     "allocations",
+    "candidates",  # the allocation-candidate engine and explain: no models
     "reshaper",
     "console",
     "maintenance",  # the manage.py maintenance commands

@@ -12,7 +12,8 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
-from allocations.api import candidates_views, explain_views, history_views, metrics_views
+from allocations.api import history_views, metrics_views
+from candidates.api import views as candidates_views
 from allocations.api import views as allocations_views
 from placement_site import handlers, health
 from placement_site.views import RootView
@@ -64,7 +65,7 @@ urlpatterns = [
          name="consumer-history"),
     path("history/providers/<str:uuid>", history_views.provider_history,
          name="provider-history"),
-    path("explain", explain_views.explain_view, name="explain"),
+    path("explain", candidates_views.explain_view, name="explain"),
     # Not Placement API: the admin, the console, the API docs, static files.
     # Browsers ask for /favicon.ico whatever the page says: the console's logo.
     path("favicon.ico", RedirectView.as_view(url="/console/assets/logo.svg", permanent=True)),

@@ -18,8 +18,8 @@ UUID_KEY = "^[0-9a-fA-F-]{36}$"
 MAX_INT = 2147483647
 
 # No NUL characters: PostgreSQL text cannot hold them.
-_EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[^\\x00]*$"}
-_CONSUMER_TYPE = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[A-Z0-9_]+$"}
+EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[^\\x00]*$"}
+CONSUMER_TYPE = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[A-Z0-9_]+$"}
 _CONSUMER_GENERATION = {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_INT}
 
 # No upper bound on an amount: one beyond any inventory's max_unit (at
@@ -77,8 +77,8 @@ PUT_ALLOCATIONS_1_0 = {
 }
 
 PUT_ALLOCATIONS_1_8 = copy.deepcopy(PUT_ALLOCATIONS_1_0)
-PUT_ALLOCATIONS_1_8["properties"]["project_id"] = _EXTERNAL_ID
-PUT_ALLOCATIONS_1_8["properties"]["user_id"] = _EXTERNAL_ID
+PUT_ALLOCATIONS_1_8["properties"]["project_id"] = EXTERNAL_ID
+PUT_ALLOCATIONS_1_8["properties"]["user_id"] = EXTERNAL_ID
 PUT_ALLOCATIONS_1_8["required"] = ["allocations", "project_id", "user_id"]
 
 # --- PUT /allocations/{consumer_uuid}, 1.12+ (dict body) -----------------
@@ -105,8 +105,8 @@ PUT_ALLOCATIONS_1_12 = {
     "type": "object",
     "properties": {
         "allocations": _ALLOCATIONS_BY_PROVIDER,
-        "project_id": _EXTERNAL_ID,
-        "user_id": _EXTERNAL_ID,
+        "project_id": EXTERNAL_ID,
+        "user_id": EXTERNAL_ID,
     },
     "required": ["allocations", "project_id", "user_id"],
     "additionalProperties": False,
@@ -121,7 +121,7 @@ PUT_ALLOCATIONS_1_34 = copy.deepcopy(PUT_ALLOCATIONS_1_28)
 PUT_ALLOCATIONS_1_34["properties"]["mappings"] = _MAPPINGS
 
 PUT_ALLOCATIONS_1_38 = copy.deepcopy(PUT_ALLOCATIONS_1_34)
-PUT_ALLOCATIONS_1_38["properties"]["consumer_type"] = _CONSUMER_TYPE
+PUT_ALLOCATIONS_1_38["properties"]["consumer_type"] = CONSUMER_TYPE
 PUT_ALLOCATIONS_1_38["required"].append("consumer_type")
 
 
@@ -174,7 +174,7 @@ def post_allocations_schema(mv):
 
 USAGES_QUERY_1_9 = {
     "type": "object",
-    "properties": {"project_id": _EXTERNAL_ID, "user_id": _EXTERNAL_ID},
+    "properties": {"project_id": EXTERNAL_ID, "user_id": EXTERNAL_ID},
     "required": ["project_id"],
     "additionalProperties": False,
 }

@@ -24,11 +24,12 @@ from placement_site.api import (
 )
 from placement_site.policy import authorize
 from placement_site.querystring import last_values, validate_query
+from placement_site.uuids import normalize_uuid
 
 
 def _consumer_uuid(raw):
     """The canonical consumer uuid of a path or body key; 400 when it is not a uuid."""
-    value = services.normalize_uuid(raw)
+    value = normalize_uuid(raw)
     if value is None:
         raise errors.BadRequest(f"Malformed consumer_uuid: {raw}")
     return value
@@ -101,7 +102,7 @@ class ConsumerAllocationsView(PlacementView):
     def get(self, request, consumer_uuid):
         authorize(request, "placement:allocations:list")
         mv = request.placement_mv
-        consumer_uuid = services.normalize_uuid(consumer_uuid) or consumer_uuid
+        consumer_uuid = normalize_uuid(consumer_uuid) or consumer_uuid
         view = selectors.consumer_allocations(consumer_uuid=consumer_uuid)
         body = {"allocations": view.allocations}
         if view.consumer is not None:
@@ -154,7 +155,7 @@ class ConsumerAllocationsView(PlacementView):
     )
     def delete(self, request, consumer_uuid):
         authorize(request, "placement:allocations:delete")
-        consumer_uuid = services.normalize_uuid(consumer_uuid) or consumer_uuid
+        consumer_uuid = normalize_uuid(consumer_uuid) or consumer_uuid
         services.allocations_delete(consumer_uuid=consumer_uuid)
         return empty_response(204)
 

@@ -22,12 +22,12 @@ _CREATE_BASE = {
     "required": ["name"],
     "additionalProperties": False,
 }
-_CREATE_1_14 = copy.deepcopy(_CREATE_BASE)
-_CREATE_1_14["properties"]["parent_provider_uuid"] = {"anyOf": [UUID, {"type": "null"}]}
+CREATE_1_14 = copy.deepcopy(_CREATE_BASE)
+CREATE_1_14["properties"]["parent_provider_uuid"] = {"anyOf": [UUID, {"type": "null"}]}
 
 
 def create_schema(mv):
-    return _CREATE_1_14 if mv >= (1, 14) else _CREATE_BASE
+    return CREATE_1_14 if mv >= (1, 14) else _CREATE_BASE
 
 
 # -- PUT /resource_providers/{uuid} ----------------------------------------
@@ -38,12 +38,12 @@ _UPDATE_BASE = {
     "required": ["name"],
     "additionalProperties": False,
 }
-_UPDATE_1_14 = copy.deepcopy(_UPDATE_BASE)
-_UPDATE_1_14["properties"]["parent_provider_uuid"] = {"anyOf": [UUID, {"type": "null"}]}
+UPDATE_1_14 = copy.deepcopy(_UPDATE_BASE)
+UPDATE_1_14["properties"]["parent_provider_uuid"] = {"anyOf": [UUID, {"type": "null"}]}
 
 
 def update_schema(mv):
-    return _UPDATE_1_14 if mv >= (1, 14) else _UPDATE_BASE
+    return UPDATE_1_14 if mv >= (1, 14) else _UPDATE_BASE
 
 
 # -- PUT /resource_providers/{uuid}/aggregates -----------------------------

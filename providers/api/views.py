@@ -172,7 +172,7 @@ class ResourceProviderListView(PlacementView):
 
     @extend_schema(
         summary="Create resource provider",
-        request={"application/json": schemas._CREATE_1_14},
+        request={"application/json": schemas.CREATE_1_14},
         responses={
             200: OpenApiResponse(response=schemas.PROVIDER, description="Created (1.20+)"),
             201: OpenApiResponse(description="Created (before 1.20), Location header"),
@@ -211,7 +211,7 @@ class ResourceProviderDetailView(PlacementView):
 
     @extend_schema(
         summary="Update resource provider",
-        request={"application/json": schemas._UPDATE_1_14},
+        request={"application/json": schemas.UPDATE_1_14},
         responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )

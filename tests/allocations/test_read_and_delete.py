@@ -94,12 +94,17 @@ def test_provider_allocations_query_count(api, provider, django_assert_max_num_q
                           resource_class=resource_class("VCPU"))
     with django_assert_max_num_queries(3):
         r = api.get(f"/resource_providers/{provider.uuid}/allocations")
+    assert r.status_code == 200
     assert len(r.json()["allocations"]) == 20
 
 
 def test_consumer_allocations_query_count(api, consumer, django_assert_max_num_queries):
     with django_assert_max_num_queries(2):
-        api.get(f"/allocations/{consumer}", mv="1.38")
+        r = api.get(f"/allocations/{consumer}", mv="1.38")
+    assert r.status_code == 200
+    got = r.json()
+    assert got["consumer_type"] == "INSTANCE" and got["consumer_generation"] == 1
+    assert sum(len(a["resources"]) for a in got["allocations"].values()) == 3
 
 
 def test_delete(api, consumer, provider):

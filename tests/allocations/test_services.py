@@ -5,6 +5,7 @@ from django.db import transaction
 from allocations import services
 from allocations.models import Allocation, Consumer, Project
 from placement_site import errors
+from placement_site.uuids import normalize_uuid
 from tests.allocations.conftest import PROJECT, USER, new_uuid
 
 
@@ -100,4 +101,19 @@ def test_failed_write_leaves_no_consumer_or_project(provider):
     ("", None),
 ])
 def test_normalize_consumer_uuid(value, expected):
-    assert services.normalize_uuid(value) == expected
+    assert normalize_uuid(value) == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_write_transaction_is_never_joined_by_a_callers(provider):
+    # The retry loop's transaction is the outermost: run inside another, a
+    # retry could not roll back to a clean start, so it refuses to nest.
+    with pytest.raises(RuntimeError, match="durable"):
+        with transaction.atomic():
+            services.allocations_set(consumer_uuid=new_uuid(),
+                                     allocations={provider.uuid: {"VCPU": 1}},
+                                     project_id=PROJECT, user_id=USER)
+    assert not Allocation.objects.exists()
+    services.allocations_set(consumer_uuid=new_uuid(), allocations={provider.uuid: {"VCPU": 1}},
+                             project_id=PROJECT, user_id=USER)
+    assert Allocation.objects.count() == 1

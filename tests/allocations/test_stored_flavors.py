@@ -4,7 +4,7 @@ a name both define is the setting's."""
 import pytest
 from django.test import Client
 
-from allocations import metrics, services
+from allocations import flavor_services, metrics
 from allocations.headroom import flavor_list, headroom
 from allocations.models import Flavor
 from placement_site import errors
@@ -18,12 +18,12 @@ pytestmark = pytest.mark.django_db
 
 def _refused(name="m1", resources="VCPU:1"):
     with pytest.raises(errors.BadRequest) as exc:
-        services.flavor_create(name=name, resources=resources)
+        flavor_services.flavor_create(name=name, resources=resources)
     return exc.value.detail
 
 
 def test_create_writes_the_resources_back_in_one_form():
-    flavor = services.flavor_create(name=" m1.large ",
+    flavor = flavor_services.flavor_create(name=" m1.large ",
                                     resources="resources=VCPU:4,MEMORY_MB:8192,DISK_GB:80")
     assert (flavor.name, flavor.resources) == ("m1.large", "VCPU:4,MEMORY_MB:8192,DISK_GB:80")
 
@@ -44,7 +44,7 @@ def test_unknown_resource_classes_are_refused():
     assert _refused(resources="VCPU:1,CUSTOM_NOPE:2,NOPE:1") == (
         "flavor 'm1': no such resource class(es): CUSTOM_NOPE, NOPE.")
     f.ResourceClassFactory(name="CUSTOM_GPU")
-    assert services.flavor_create(name="gpu", resources="CUSTOM_GPU:1").resources == "CUSTOM_GPU:1"
+    assert flavor_services.flavor_create(name="gpu", resources="CUSTOM_GPU:1").resources == "CUSTOM_GPU:1"
 
 
 @pytest.mark.parametrize("name,words", [
@@ -60,7 +60,7 @@ def test_two_flavors_at_once_and_a_taken_name_are_refused():
     assert "one flavor at a time" in _refused(resources="VCPU:1; m2=VCPU:2")
     f.FlavorFactory(name="m1")
     with pytest.raises(errors.Conflict):
-        services.flavor_create(name="m1", resources="VCPU:2")
+        flavor_services.flavor_create(name="m1", resources="VCPU:2")
 
 
 def test_a_name_the_setting_defines_is_refused(settings):
@@ -70,10 +70,10 @@ def test_a_name_the_setting_defines_is_refused(settings):
 
 def test_delete():
     f.FlavorFactory(name="m1")
-    services.flavor_delete(name="m1")
+    flavor_services.flavor_delete(name="m1")
     assert not Flavor.objects.exists()
     with pytest.raises(errors.NotFound):
-        services.flavor_delete(name="m1")
+        flavor_services.flavor_delete(name="m1")
 
 
 def test_flavor_list_is_the_setting_then_the_stored_and_the_setting_wins_a_name(settings):

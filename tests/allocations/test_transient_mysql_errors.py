@@ -1,11 +1,16 @@
-"""MariaDB/MySQL errors that a fresh attempt may not meet again count as
-lost races (retried); others do not. On Galera, 1213 is also the
-certification failure of a write set that lost to another node's."""
+"""Database errors that a fresh attempt may not meet again are retried;
+others are not. One classifier (placement_site.errors.database_trouble)
+serves the retry loop and the views' 503/409 answers alike. On Galera,
+1213 is also the certification failure of a write set that lost to another
+node's."""
+import sqlite3
+
 import django.db
 import pymysql
 import pytest
 
 from allocations import services
+from placement_site import errors
 
 
 def _wrapped(code, cls=django.db.OperationalError):
@@ -18,29 +23,49 @@ def _wrapped(code, cls=django.db.OperationalError):
         return exc
 
 
-@pytest.fixture
-def on_mysql(monkeypatch):
-    monkeypatch.setattr(services.connection, "vendor", "mysql")
+@pytest.mark.parametrize("code, trouble", [
+    (1213, errors.DB_LOST_RACE), (1205, errors.DB_LOST_RACE), (1047, errors.DB_NOT_READY),
+    (2013, errors.DB_UNAVAILABLE), (2003, errors.DB_UNAVAILABLE), (1064, None), (1146, None),
+])
+def test_mysql_errors_are_classified_once(code, trouble):
+    assert errors.database_trouble(_wrapped(code)) == trouble
 
 
-@pytest.mark.parametrize("code", [1213, 1205, 1047])
-def test_lost_races_are_transient(on_mysql, code):
-    assert services._is_transient(_wrapped(code))
+def test_a_busy_sqlite_database_is_a_lost_race_and_a_409():
+    try:
+        try:
+            raise sqlite3.OperationalError("database is locked")
+        except sqlite3.OperationalError as exc:
+            raise django.db.OperationalError(*exc.args) from exc
+    except django.db.OperationalError as exc:
+        wrapped = exc
+    assert errors.database_trouble(wrapped) == errors.DB_LOST_RACE
+    assert errors.for_database_error(wrapped).status == 409
 
 
 @pytest.mark.parametrize("code", [1064, 1146, 2013])
-def test_other_errors_are_not(on_mysql, code):
-    assert not services._is_transient(_wrapped(code))
+def test_other_errors_are_not_retried(monkeypatch, code):
+    monkeypatch.setattr(services.transaction, "atomic", _NoAtomic)
+    calls = []
+
+    def work():
+        calls.append(1)
+        raise _wrapped(code)
+
+    with pytest.raises(django.db.OperationalError):
+        services.run_with_retries(work, "the test write")
+    assert len(calls) == 1
 
 
-def test_certification_failure_is_retried_then_succeeds(on_mysql, monkeypatch):
+@pytest.mark.parametrize("code", [1213, 1205, 1047])
+def test_certification_failure_is_retried_then_succeeds(monkeypatch, code):
     monkeypatch.setattr(services.transaction, "atomic", _NoAtomic)
     calls = []
 
     def work():
         calls.append(1)
         if len(calls) < 3:
-            raise _wrapped(1213)
+            raise _wrapped(code)
         return "stored"
 
     assert services.run_with_retries(work, "the test write") == "stored"
@@ -48,6 +73,9 @@ def test_certification_failure_is_retried_then_succeeds(on_mysql, monkeypatch):
 
 
 class _NoAtomic:
+    def __init__(self, **options):
+        self.options = options
+
     def __enter__(self):
         return self
 

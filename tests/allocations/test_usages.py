@@ -116,7 +116,9 @@ def test_usages_consumer_type_filter(api, typed_allocations, ctype, expected):
 
 def test_usages_query_count(api, typed_allocations, django_assert_max_num_queries):
     with django_assert_max_num_queries(2):
-        api.get(f"/usages?project_id={PROJECT}", mv="1.38")
+        r = api.get(f"/usages?project_id={PROJECT}", mv="1.38")
+    assert r.status_code == 200
+    assert r.json()["usages"]["MIGRATION"] == {"consumer_count": 1, "VCPU": 4}
 
 
 def test_usages_policy(api_factory):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from allocations.api.candidates_render import encode
+from candidates.api.render import encode
 
 URL = "/allocation_candidates"
 FLAT = "?resources=VCPU:1,DISK_GB:10"

@@ -5,7 +5,7 @@ combination), not timed: timings belong to `make bench`.
 """
 from math import perm
 
-from allocations.combiner import Choice, Problem, combine, tree_combinations
+from candidates.combiner import Choice, Problem, combine, tree_combinations
 
 
 def _problem(providers, free=8, max_unit=8, isolate=(), same_subtree=(), ancestors=None):

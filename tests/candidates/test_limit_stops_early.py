@@ -3,7 +3,7 @@ needs: the work follows the limit, not the size of the cloud; shuffling
 still draws from every tree."""
 import pytest
 
-from allocations import engine
+from candidates.choices import Trees
 
 URL = "/allocation_candidates?resources=VCPU:1&limit=3"
 
@@ -16,13 +16,13 @@ def cloud(world):
 @pytest.fixture
 def trees_worked_out(monkeypatch):
     seen = []
-    original = engine._Trees.tree
+    original = Trees.tree
 
     def counting(self, root):
         seen.append(root)
         return original(self, root)
 
-    monkeypatch.setattr(engine._Trees, "tree", counting)
+    monkeypatch.setattr(Trees, "tree", counting)
     return seen
 
 

@@ -10,11 +10,11 @@ import gc
 
 import pytest
 
-from allocations import combiner, engine
+from candidates import combiner, context
 from placement_site.querystring import CandidateRequest
 
 URL = "/allocation_candidates"
-ENGINE_TYPES = (engine.TreeProvider, engine.SearchContext, engine.ResolvedGroup,
+ENGINE_TYPES = (context.TreeProvider, context.SearchContext, context.ResolvedGroup,
                 combiner.Choice, combiner.Problem, CandidateRequest)
 
 

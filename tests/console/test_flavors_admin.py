@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from allocations import services
+from allocations import flavor_services
 from allocations.models import Flavor
 from tests import factories as f
 
@@ -24,13 +24,13 @@ def su():
 def calls(monkeypatch):
     seen = []
     for name in ("flavor_create", "flavor_delete"):
-        real = getattr(services, name)
+        real = getattr(flavor_services, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
             seen.append(_name)
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(services, name, spy)
+        monkeypatch.setattr(flavor_services, name, spy)
     return seen
 
 

@@ -31,7 +31,8 @@ def test_not_for_anonymous_or_non_admins(client):
     assert json.loads(r.content)["errors"][0]["status"] == 403
 
 
-@pytest.mark.parametrize("query", ["", "?resources=VCPU:x", "?resources=NOPE:1", "?bogus=1"])
+@pytest.mark.parametrize("query", ["", "?resources=VCPU:x", "?resources=NOPE:1", "?bogus=1",
+                                   "?resources=VCPU:1&required=%00", "?resources=VC%00PU:1"])
 def test_bad_query_is_a_400_in_placements_format(client, query):
     r = client.get(f"/explain{query}", HTTP_X_AUTH_TOKEN="admin")
     assert r.status_code == 400

@@ -59,4 +59,7 @@ def test_unknown_root_exits_2(forest):
 
 def test_bounded_queries(forest, django_assert_max_num_queries):
     with django_assert_max_num_queries(6):
-        run("provider_tree", "--format", "json")
+        code, out = run("provider_tree", "--format", "json")
+    assert code == 0
+    nodes = json.loads(out)["resource_providers"]
+    assert sorted(n["name"] for n in nodes) == ["cn1", "cn1-numa0", "cn1-numa0-nic", 'odd "name"']

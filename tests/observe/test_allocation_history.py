@@ -8,7 +8,7 @@ from django.test import Client
 from django.utils import timezone
 
 from allocations import history
-from allocations.models import AllocationChange
+from allocations.models import Allocation, AllocationChange
 from allocations.services import allocations_set
 from tests.conftest import PlacementClient
 from tests.allocations.conftest import PROJECT, USER, body, new_uuid
@@ -95,19 +95,23 @@ def test_failed_request_leaves_no_history(api, provider):
     assert not AllocationChange.objects.exists()
 
 
-def test_rolled_back_transaction_leaves_no_history(provider, transactional_db):
-    from django.db import transaction
-
+def test_rolled_back_transaction_leaves_no_history(provider, transactional_db, monkeypatch):
     class Boom(Exception):
         pass
 
+    real = history.record
+
+    def record_then_fail(*args):
+        real(*args)
+        assert AllocationChange.objects.count() == 1  # written inside the write's transaction
+        raise Boom
+
+    monkeypatch.setattr(history, "record", record_then_fail)
     with pytest.raises(Boom):
-        with transaction.atomic():
-            allocations_set(consumer_uuid=new_uuid(), allocations={provider.uuid: {"VCPU": 1}},
-                            project_id=PROJECT, user_id=USER, consumer_generation=None)
-            assert AllocationChange.objects.count() == 1
-            raise Boom
+        allocations_set(consumer_uuid=new_uuid(), allocations={provider.uuid: {"VCPU": 1}},
+                        project_id=PROJECT, user_id=USER, consumer_generation=None)
     assert not AllocationChange.objects.exists()
+    assert not Allocation.objects.exists()
 
 
 def test_history_off_records_nothing(api, provider, settings):

@@ -3,7 +3,8 @@ import json
 
 from django.core.management.base import CommandError
 
-from allocations import explain
+from candidates import explain
+from candidates.query import parse_query
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from placement_site import errors
 
@@ -28,7 +29,7 @@ class Command(MaintenanceCommand):
         if show < 0:
             raise CommandError("--show must be 0 or more", returncode=EXIT_ERROR)
         try:
-            result = explain.explain(explain.parse_query(query), show=show)
+            result = explain.explain(parse_query(query), show=show)
         except errors.PlacementError as exc:
             raise CommandError(f"bad query: {exc}".splitlines()[0], returncode=EXIT_ERROR)
         if as_json:

@@ -1,6 +1,6 @@
 """The body of GET /allocation_candidates, shaped by microversion.
 
-The engine (``allocations.engine``) answers in typed objects; this turns
+The engine (``candidates.engine``) answers in typed objects; this turns
 them into the wire format of the request's microversion:
 
 - allocation requests: a list of ``{"resource_provider": {"uuid"}, "resources"}``
@@ -26,7 +26,7 @@ import json
 
 import orjson
 
-from allocations.engine import CandidateResult
+from candidates.engine import CandidateResult
 
 
 def _allocation_requests(requests, version) -> list:

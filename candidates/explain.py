@@ -2,12 +2,12 @@
 
 The operator's question after a "No valid host": which request group, and
 which of its constraints, removed which providers.  The answer is worked out
-with the candidate engine's own pieces (``allocations.engine``: name
+with the candidate engine's own pieces (``candidates.choices`` and ``candidates.context``: name
 resolution, the per-group choice builders, the root filter; the combiner's
 checks), run over a context that holds *every* inventory of the requested
 classes rather than only the usable ones, so that each provider the engine
 would drop can be given its reason with the numbers.  The candidates
-themselves come from :func:`engine.find_candidates`, so the verdict cannot
+themselves come from :func:`candidates.engine.find_candidates`, so the verdict cannot
 disagree with ``GET /allocation_candidates``.
 
 Three levels, in the order the engine applies them:
@@ -34,19 +34,14 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from django.db.models import Sum
-from django.http import QueryDict
 
-from allocations import combiner, engine, engine_sql as sql
-from allocations.api import candidates_schemas
 from allocations.models import Allocation
-from placement_site import errors
-from placement_site.microversion import MAX_VERSION
-from placement_site.querystring import (
-    CandidateRequest,
-    last_values,
-    parse_candidate_request,
-    validate_query,
-)
+from candidates import combiner, sql
+from candidates.choices import amount_fits, anchors, choices_by_root, problem, usable_roots
+from candidates.context import SHARES_TRAIT, TreeProvider, add_inventory, resolve
+from candidates.engine import find_candidates
+from candidates.query import group_text, request_text
+from placement_site.querystring import CandidateRequest
 from placement_site.uuids import normalize_uuid
 from providers.models import (
     Inventory,
@@ -141,76 +136,27 @@ class Explanation:
         return dataclasses.asdict(self)
 
 
-# -- Reading a query --------------------------------------------------------------
-
-
-def parse_query(text: str) -> CandidateRequest:
-    """An allocation-candidates query string (leading ``?`` optional) read as
-    the API reads it at the newest microversion, except that a missing
-    ``group_policy`` means ``none`` so a query can be explored before it is
-    complete.  Raises ``errors.BadRequest`` with the API's words."""
-    query = QueryDict(text.strip().lstrip("?"))
-    if not query:
-        raise errors.BadRequest("The query is empty; give e.g. resources=VCPU:1.")
-    validate_query(last_values(query), candidates_schemas.query_schema(MAX_VERSION))
-    return parse_candidate_request(query, strict=False)
-
-
-def request_text(request: CandidateRequest) -> str:
-    parts = [_group_text(g) for g in request.groups]
-    if request.group_policy:
-        parts.append(f"group_policy={request.group_policy}")
-    rr = sorted(request.root_required) + [f"!{t}" for t in sorted(request.root_forbidden)]
-    if rr:
-        parts.append("root_required=" + ",".join(rr))
-    for suffixes in request.same_subtree:
-        parts.append("same_subtree=" + ",".join(suffixes))
-    if request.limit is not None:
-        parts.append(f"limit={request.limit}")
-    return "&".join(p for p in parts if p)
-
-
-def _group_text(g) -> str:
-    s = g.suffix
-    parts = []
-    if g.resources:
-        parts.append(f"resources{s}=" + ",".join(f"{rc}:{n}" for rc, n in g.resources.items()))
-    for any_of in g.required.any_of:
-        names = sorted(any_of)
-        parts.append(f"required{s}=" + (f"in:{','.join(names)}" if len(names) > 1 else names[0]))
-    if g.required.forbidden:
-        parts.append(f"required{s}=" + ",".join(f"!{t}" for t in sorted(g.required.forbidden)))
-    for any_of in g.member_of.any_of:
-        uuids = sorted(any_of)
-        parts.append(f"member_of{s}=" + (f"in:{','.join(uuids)}" if len(uuids) > 1 else uuids[0]))
-    if g.member_of.forbidden:
-        parts.append(f"member_of{s}=!" + ",".join(sorted(g.member_of.forbidden)))
-    if g.in_tree:
-        parts.append(f"in_tree{s}={g.in_tree}")
-    return "&".join(parts)
-
-
 # -- The diagnosis ------------------------------------------------------------------
 
 
 def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
     """Explain ``request``; raises ``errors.BadRequest`` for unknown classes,
     traits, as the API would."""
-    ctx = engine._resolve(request)
+    ctx = resolve(request)
     names = _load_everything(ctx)
     trait_names = {tid: name for name, tid in ctx.trait_ids.items()}
     per_group = []
     groups = []
     for group in ctx.groups:
-        choices = engine._choices_by_root(ctx, group)
+        choices = choices_by_root(ctx, group)
         per_group.append(choices)
         groups.append(_explain_group(ctx, group, choices, names, trait_names, show))
     steps, left = _request_steps(ctx, per_group, names, show)
 
-    answer = engine.find_candidates(request)
+    answer = find_candidates(request)
     found = len(answer.allocation_requests)
     if request.limit is not None:
-        unlimited = len(engine.find_candidates(dataclasses.replace(request, limit=None))
+        unlimited = len(find_candidates(dataclasses.replace(request, limit=None))
                         .allocation_requests)
         if unlimited > found:
             steps.append(Step(f"limit={request.limit}", "limit", unlimited - found, [],
@@ -227,7 +173,7 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
 
 
 def _load_everything(ctx) -> dict:
-    """Fill ``ctx`` like engine._load does, but with every provider and every
+    """Fill ``ctx`` as the engine's loaders do, but with every provider and every
     inventory of the requested classes, usable or not.  Returns {id: name}."""
     class_ids = sorted(ctx.class_names)
     used = {
@@ -236,7 +182,7 @@ def _load_everything(ctx) -> dict:
         .values("resource_provider_id", "resource_class_id").annotate(u=Sum("used")).order_by()
     }
     # In the shape of the engine's Q1 rows, so that the engine files them.
-    engine._add_inventory(ctx, [
+    add_inventory(ctx, [
         (inv.resource_provider_id, inv.resource_class_id, inv.total, inv.reserved,
          inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio,
          used.get((inv.resource_provider_id, inv.resource_class_id), 0), inv.pk)
@@ -245,7 +191,7 @@ def _load_everything(ctx) -> dict:
     names = {}
     for pk, uuid, name, parent, root in ResourceProvider.objects.values_list(
             "pk", "uuid", "name", "parent_id", "root_id").order_by("pk"):
-        ctx.providers[pk] = engine.TreeProvider(pk, uuid, parent, root or pk)
+        ctx.providers[pk] = TreeProvider(pk, uuid, parent, root or pk)
         names[pk] = name
     for pid, tid in ProviderTrait.objects.filter(
             trait_id__in=list(ctx.trait_ids.values())).values_list(
@@ -259,7 +205,7 @@ def _load_everything(ctx) -> dict:
         if canonical is None:
             canonical = spelled[agg] = normalize_uuid(agg) or agg
         ctx.providers[pid].aggs.add(canonical)
-    shares = ctx.trait_ids.get(engine.SHARES_TRAIT)
+    shares = ctx.trait_ids.get(SHARES_TRAIT)
     with_inventory = {rp for rp, _ in ctx.inventory}
     if shares is not None:
         ctx.sharing = {
@@ -438,7 +384,7 @@ def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplan
             sharing.append({"uuid": ctx.providers[pid].uuid, "name": names[pid],
                             "classes": classes, "trees_reached": len(reached)})
     return GroupExplanation(
-        suffix=s, query=_group_text(group.spec), spread=spread, steps=steps,
+        suffix=s, query=group_text(group.spec), spread=spread, steps=steps,
         providers_left=providers_left, tree_steps=tree_steps, trees_left=len(choices),
         sharing=sharing, closest=closest,
     )
@@ -455,10 +401,10 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
         if amount is None:
             continue
         p = ctx.providers[pid]
-        if engine._amount_fits(entry, amount) and not (
+        if amount_fits(entry, amount) and not (
             _provider_failures(ctx, group, p, trait_names, spread=True)
         ):
-            for root in engine._anchors(ctx, pid, p):
+            for root in anchors(ctx, pid, p):
                 able.setdefault(root, set()).add(rc)
     missing_steps, trait_lost = {}, []
     for root in sorted(set(able) - set(choices), key=lambda r: names[r]):
@@ -501,7 +447,7 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
     together = set(per_group[0])
     for choices in per_group[1:]:
         together &= set(choices)
-    alive = set(engine._usable_roots(ctx, per_group))
+    alive = set(usable_roots(ctx, per_group))
     lost = sorted(together - alive, key=lambda r: names[r])
     if lost:
         request = ctx.request
@@ -512,15 +458,15 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
             [Removed(ctx.providers[r].uuid, names[r],
                      f"root {names[r]} does not match root_required={text}") for r in lost[:show]],
             len(alive)))
-    problem = engine._problem(ctx)
+    whole = problem(ctx)
     relaxed = {
-        "group_policy": dataclasses.replace(problem, isolated_groups=[False] * len(per_group)),
-        "same_subtree": dataclasses.replace(problem, same_subtree=[]),
+        "group_policy": dataclasses.replace(whole, isolated_groups=[False] * len(per_group)),
+        "same_subtree": dataclasses.replace(whole, same_subtree=[]),
     }
     removed = {"group_policy": [], "same_subtree": [], "combined": []}
     for root in sorted(alive, key=lambda r: names[r]):
         choices = [c[root] for c in per_group]
-        if next(combiner.tree_combinations(choices, problem), None) is not None:
+        if next(combiner.tree_combinations(choices, whole), None) is not None:
             continue
         for key, relaxed_problem in relaxed.items():
             if next(combiner.tree_combinations(choices, relaxed_problem), None) is not None:

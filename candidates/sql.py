@@ -18,13 +18,9 @@ hot, and easier to read and EXPLAIN written out.
 """
 from django.db import connection
 
+from placement_site.database import placeholders
 from placement_site.uuids import normalize_uuid
 from providers.models import capacity_sql
-
-
-def placeholders(values) -> str:
-    """``%s, %s, ...``, one per value (also used by allocations.write_sql)."""
-    return ", ".join(["%s"] * len(values))
 
 
 def _in(column: str, values) -> tuple[str, list]:
@@ -83,7 +79,7 @@ def root_ids(uuids) -> dict:
 
 
 # Q1 and Q1b: inventories with their usage, in the rows the engine files
-# (engine._add_inventory); only which usage is summed and which inventories
+# (candidates.context.add_inventory); only which usage is summed and which inventories
 # are kept differ.
 _WITH_USAGE = (
     "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, "

@@ -1,6 +1,6 @@
 """Combine per-group provider choices into allocation requests (pure Python).
 
-The engine (``allocations.engine``) works out, for every provider tree
+The engine (``candidates.engine``) works out, for every provider tree
 (identified by its root, the *anchor*) and every request group, the list of
 ways that group alone can be satisfied there: a :class:`Choice`.  This module
 picks one choice per group for a tree, keeping only combinations that are

@@ -1,0 +1,77 @@
+"""GET /allocation_candidates (microversion 1.10+) and GET /explain.
+
+``/allocation_candidates``: the query read by ``candidates.query`` (its
+microversion's JSON Schema, then the grammar), the search done by
+``candidates.engine`` and the answer shaped by ``candidates.api.render``.
+
+``/explain?<allocation-candidates query>``: why that query finds what it
+finds. Outside the Placement API's namespace (no microversion; the edge
+leaves ``/explain`` alone) and for admins only: it names every provider of
+the cloud with its usage. Authentication is the API's own (noauth2 token or
+keystone headers); a bad query is a 400 in Placement's error body with the
+words ``GET /allocation_candidates`` would use. The body is
+:class:`candidates.explain.Explanation` as JSON.
+"""
+import json
+
+from django.http import HttpResponse
+from django.views.decorators.http import require_GET
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from candidates import engine, explain, query
+from candidates.api import schemas
+from candidates.api.render import encode, render
+from placement_site import edge, errors, metrics
+from placement_site.api import PlacementView, error_response, json_response, versioned
+from placement_site.policy import authorize
+
+_QUERY_DOC = [
+    OpenApiParameter(name, str, description=text, required=False)
+    for name, text in (
+        ("resources", "Unsuffixed group amounts, e.g. VCPU:1,MEMORY_MB:512 (1.10+)."),
+        ("required", "Traits, '!' forbidden (1.22+), 'in:A,B' any-of (1.39+) (1.17+)."),
+        ("member_of", "Aggregate uuid, 'in:' any-of, '!' forbidden (1.32+) (1.21+)."),
+        ("in_tree", "Only the tree of this provider (1.31+)."),
+        ("limit", "At most this many allocation requests (1.16+)."),
+        ("group_policy", "none or isolate, needed with more than one suffixed group (1.25+)."),
+        ("root_required", "Traits the root of the tree must (not) have (1.35+)."),
+        ("same_subtree", "Suffixes whose providers must share a subtree (1.36+)."),
+    )
+]
+
+
+class AllocationCandidatesView(PlacementView):
+    @extend_schema(
+        summary="List allocation candidates",
+        parameters=_QUERY_DOC,
+        request=None,
+        responses={
+            200: OpenApiResponse(
+                response=schemas.RESPONSE,
+                description="Allocation requests and provider summaries.",
+            ),
+            400: error_response("Bad query string."),
+            403: error_response("Policy does not allow this."),
+            404: error_response("Before microversion 1.10."),
+        },
+    )
+    @versioned("1.10")
+    def get(self, request):
+        authorize(request, "placement:allocation_candidates:list")
+        found = engine.find_candidates(query.parse_strict(request.GET, self.mv))
+        metrics.CANDIDATES.observe(len(found.allocation_requests))
+        return json_response(render(found, self.mv), encoder=encode)
+
+
+@require_GET
+def explain_view(request):
+    try:
+        context = edge.authenticate(request)
+        if context is None:
+            raise errors.Unauthorized("The request you have made requires authentication.")
+        if not context.is_admin:
+            raise errors.Forbidden("Explaining candidates is for administrators only.")
+        result = explain.explain(query.parse_query(request.META.get("QUERY_STRING", "")))
+    except errors.PlacementError as exc:
+        return errors.render_error(request, exc)
+    return HttpResponse(json.dumps(result.as_dict()), content_type="application/json")

@@ -1,0 +1,357 @@
+"""The ways each request group can be met, one tree at a time.
+
+For a tree, each group gets a list of ``combiner.Choice``: a suffixed group
+one provider alone, the unsuffixed group one able provider per class from
+the tree and the sharing providers that reach it, judged on the union of
+their traits. :class:`Trees` works them out in root order as the search
+asks; :func:`choices_by_root`, :func:`usable_roots` and :func:`problem`
+serve the explainer, which looks at every tree rather than stopping at a
+limit.
+"""
+from __future__ import annotations
+
+from itertools import product
+from math import prod
+
+from django.conf import settings
+
+from candidates import combiner, sql
+from candidates.context import ResolvedGroup, SearchContext, TreeProvider, load_trees
+from providers.models import unit_ok
+
+
+def amount_fits(entry, amount) -> bool:
+    capacity, used, min_unit, max_unit, step = entry
+    return unit_ok(amount, min_unit, max_unit, step) and used + amount <= capacity
+
+
+# Loops rather than all() over a generator: these run once a provider or a
+# tree, and creating the generator costs more than the test.
+
+
+def _traits_ok(traits, required, forbidden) -> bool:
+    for any_of in required:
+        if traits.isdisjoint(any_of):
+            return False
+    return traits.isdisjoint(forbidden)
+
+
+def _aggs_ok(aggs, member_of) -> bool:
+    for any_of in member_of.any_of:
+        if aggs.isdisjoint(any_of):
+            return False
+    return aggs.isdisjoint(member_of.forbidden)
+
+
+def _filters(group: ResolvedGroup) -> bool:
+    """Whether the spread group has a tree, aggregate or forbidden-trait
+    filter (:meth:`Trees._usable`); without one every provider of the pool
+    is usable, and the per-provider check is skipped (the nested perfload
+    request asks for none: 7 providers a tree)."""
+    return _placed(group) or bool(group.forbidden)
+
+
+def _placed(group: ResolvedGroup) -> bool:
+    """Whether ``in_tree`` or ``member_of`` apply to the group (:func:`_placement_ok`)."""
+    member_of = group.spec.member_of
+    return bool(group.in_tree_root is not None or member_of.any_of or member_of.forbidden)
+
+
+def _placement_ok(ctx: SearchContext, group: ResolvedGroup, p: TreeProvider, spans_tree) -> bool:
+    """``in_tree`` and ``member_of`` of ``group`` for provider ``p``; a group
+    that spans its tree (the unsuffixed one) counts the root's aggregates too."""
+    if group.in_tree_root is not None and p.root_id != group.in_tree_root:
+        return False
+    member_of = group.spec.member_of
+    if member_of.any_of or member_of.forbidden:
+        aggs = p.aggs
+        if spans_tree and p.parent_id is not None:
+            root = ctx.providers.get(p.root_id)
+            aggs = p.aggs | (root.aggs if root else set())
+        if not _aggs_ok(aggs, member_of):
+            return False
+    return True
+
+
+def anchors(ctx: SearchContext, rp: int, p: TreeProvider) -> set:
+    """The trees a provider's resources can serve: its own, and for a sharing
+    provider every tree it reaches."""
+    anchors = {p.root_id}
+    if rp in ctx.sharing:
+        anchors |= ctx.reaches.get(rp, set())
+    return anchors
+
+
+class Trees:
+    """The ways each group can be met, worked out one tree at a time.
+
+    The search asks tree by tree in root order and stops at the limit, so a
+    request with ``limit=1000`` over 10,000 trees works out about 1,000 of
+    them. A tree's pool is its own providers and the sharing providers that
+    reach it, by id; choices keep that order."""
+
+    def __init__(self, ctx: SearchContext):
+        self.ctx = ctx
+        self.members = {}  # root -> provider ids of the tree, ascending
+        for pid in sorted(ctx.providers):
+            self.members.setdefault(ctx.providers[pid].root_id, []).append(pid)
+        self.shared_into = {}  # root -> sharing providers reaching it
+        for rp, roots in ctx.reaches.items():
+            if rp in ctx.providers:
+                for root in roots:
+                    self.shared_into.setdefault(root, set()).add(rp)
+        # Per group, worked out once rather than once a tree: its (class,
+        # amount) pairs by class id, whether it filters its pool, whether
+        # ``in_tree`` or ``member_of`` apply, and the providers found to pass
+        # the filters so far.
+        self.wanted = {id(g): sorted(g.resources.items()) for g in ctx.groups}
+        self.filtered = {id(g): _filters(g) for g in ctx.groups}
+        self.placed = {id(g): _placed(g) for g in ctx.groups}
+        self.usable = {id(g): {} for g in ctx.groups}
+        # Every pick of one provider per class is a placement too: the same bound.
+        self.picks = 0
+        self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
+
+    def roots(self) -> list:
+        return sorted(self.members)
+
+    def add(self, provider_ids) -> None:
+        """Providers just loaded (whole trees) join their trees' pools."""
+        touched = set()
+        for pid in provider_ids:
+            root = self.ctx.providers[pid].root_id
+            self.members.setdefault(root, []).append(pid)
+            touched.add(root)
+        for root in touched:
+            self.members[root].sort()
+
+    def load(self, smallest: dict, page: int | None):
+        """Load the trees and yield their roots in order: all at once, or
+        (``page`` set) a page of roots at a time, pages doubling, so that a
+        search stopping at a limit reads only the trees before that point."""
+        if page is None:
+            self.add(load_trees(self.ctx, smallest))
+            yield from self.roots()
+            return
+        after, size = 0, max(page, 50)
+        while True:
+            chunk = sql.next_roots(after, size)
+            if not chunk:
+                return
+            self.add(load_trees(self.ctx, smallest, (chunk[0], chunk[-1])))
+            yield from (root for root in chunk if root in self.members)
+            if len(chunk) < size:
+                return  # a short page is the last: no statement to learn that
+            after, size = chunk[-1], size * 2
+
+    def pool(self, root) -> list:
+        members = self.members.get(root, [])
+        shared = self.shared_into.get(root)
+        return sorted(shared.union(members)) if shared else members
+
+    def root_ok(self, root) -> bool:
+        """``root_required`` (and its forbidden traits) on the tree's root."""
+        request = self.ctx.request
+        if not (request.root_required or request.root_forbidden):
+            return True
+        p = self.ctx.providers.get(root)
+        if p is None:
+            return False
+        ids = self.ctx.trait_ids
+        return all(ids[n] in p.traits for n in request.root_required) and not any(
+            ids[n] in p.traits for n in request.root_forbidden)
+
+    def holders(self, pool) -> dict:
+        """{class id: the providers of ``pool`` with an inventory of that
+        class, ascending}, worked out once a tree: each group then looks
+        only at the holders of its classes rather than at the whole pool (a
+        nested perfload tree has 7 providers, and a group's class is on one
+        to three of them)."""
+        classes_of = self.ctx.classes_of
+        out = {}
+        for rp in pool:
+            for rc in classes_of.get(rp, ()):
+                found = out.get(rc)
+                if found is None:
+                    out[rc] = [rp]
+                else:
+                    found.append(rp)
+        return out
+
+    def choices(self, group: ResolvedGroup, root, pool: list, holders: dict | None) -> list:
+        """The ways ``group`` can be met in tree ``root`` (its ``pool``; the
+        ``holders`` of that pool, needed unless the pool is one provider)."""
+        if len(pool) == 1:
+            return self._alone(group, pool[0])
+        if group.spec.use_same_provider:
+            return self._single(group, root, holders)
+        return self._spread(group, root, holders)
+
+    def tree(self, root):
+        """One choice list per group for tree ``root``, or None when the
+        tree cannot serve the request."""
+        if not self.root_ok(root):
+            return None
+        pool = self.pool(root)
+        holders = self.holders(pool) if len(pool) > 1 else None
+        lists = []
+        for group in self.ctx.groups:
+            options = self.choices(group, root, pool, holders)
+            if not options:
+                return None
+            lists.append(options)
+        return lists
+
+    def _alone(self, group: ResolvedGroup, rp: int) -> list:
+        """A tree of one provider that no sharing provider reaches (every
+        tree of a flat cloud): the group takes that provider or nothing. A
+        suffixed and the unsuffixed group judge it alike there, as the one
+        provider is the root (whose aggregates are the tree's) and the
+        union of the traits used is its own; the unsuffixed group cannot
+        come without resources (the parser refuses it)."""
+        inventory = self.ctx.inventory
+        wanted = self.wanted[id(group)]
+        for rc, amount in wanted:
+            entry = inventory.get((rp, rc))
+            if entry is None or not amount_fits(entry, amount):
+                return []
+        p = self.ctx.providers[rp]
+        if self.placed[id(group)] and not _placement_ok(self.ctx, group, p, spans_tree=True):
+            return []
+        if (group.required or group.forbidden) and not _traits_ok(
+                p.traits, group.required, group.forbidden):
+            return []
+        if not group.spec.use_same_provider:
+            self._count_picks(1)
+        return [combiner.Choice((rp,), tuple([(rp, rc, amount) for rc, amount in wanted]))]
+
+    def _single(self, group: ResolvedGroup, root, holders: dict) -> list:
+        """A suffixed group, met by one provider alone: one of those holding
+        its first class, with inventory checks before the costlier
+        placement and trait checks."""
+        ctx = self.ctx
+        inventory = ctx.inventory
+        wanted = self.wanted[id(group)]
+        placed = self.placed[id(group)]
+        traits = group.required or group.forbidden
+        out = []
+        # A group without resources may use any provider of the tree itself.
+        for rp in holders.get(wanted[0][0], ()) if wanted else self.members.get(root, []):
+            for rc, amount in wanted:
+                entry = inventory.get((rp, rc))
+                if entry is None or not amount_fits(entry, amount):
+                    break
+            else:
+                p = ctx.providers[rp]
+                if placed and not _placement_ok(ctx, group, p, spans_tree=False):
+                    continue
+                if traits and not _traits_ok(p.traits, group.required, group.forbidden):
+                    continue
+                out.append(combiner.Choice((rp,), tuple((rp, rc, a) for rc, a in wanted)))
+        return out
+
+    def _usable(self, group: ResolvedGroup, rp: int) -> bool:
+        """The spread group's tree, aggregate and forbidden-trait filters."""
+        cache = self.usable[id(group)]
+        ok = cache.get(rp)
+        if ok is None:
+            p = self.ctx.providers[rp]
+            ok = cache[rp] = _placement_ok(self.ctx, group, p, spans_tree=True) and not (
+                group.forbidden and p.traits & group.forbidden)
+        return ok
+
+    def _count_picks(self, picks: int) -> None:
+        self.picks += picks
+        if 0 <= self.work_limit < self.picks:
+            raise combiner.TooMuchWork(self.picks)
+
+    def _spread(self, group: ResolvedGroup, root, holders: dict) -> list:
+        """The unsuffixed group: every pick of one able provider per class
+        in the tree's pool, judged on the union of their traits."""
+        ctx = self.ctx
+        inventory = ctx.inventory
+        filtered = self.filtered[id(group)]
+        wanted = self.wanted[id(group)]
+        options = []
+        for rc, amount in wanted:
+            able = [rp for rp in holders.get(rc, ())
+                    if amount_fits(inventory[(rp, rc)], amount)
+                    and (not filtered or self._usable(group, rp))]
+            if not able:
+                return []
+            options.append(able)
+        self._count_picks(prod(len(o) for o in options))
+        out = []
+        for pick in product(*options):
+            used = set(pick)
+            if group.required:
+                traits = set().union(*(ctx.providers[rp].traits for rp in used))
+                if not _traits_ok(traits, group.required, set()):
+                    continue
+            out.append(combiner.Choice(
+                tuple(sorted(used)),
+                tuple((rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)),
+            ))
+        return out
+
+
+# The whole cloud at once, for the explainer (candidates.explain), which
+# reports on every tree rather than stopping at a limit.
+
+
+def choices_by_root(ctx: SearchContext, group: ResolvedGroup) -> dict:
+    """{root: [Choice]}: the trees where ``group`` alone can be met, and how."""
+    trees = Trees(ctx)
+    found = {}
+    for root in trees.roots():
+        pool = trees.pool(root)
+        if choices := trees.choices(group, root, pool, trees.holders(pool)):
+            found[root] = choices
+    return found
+
+
+def usable_roots(ctx: SearchContext, per_group: list) -> list:
+    """Trees every group can use, whose root passes ``root_required``; sorted."""
+    roots = set(per_group[0])
+    for choices_by_root in per_group[1:]:
+        roots &= set(choices_by_root)
+    trees = Trees(ctx)
+    return sorted(r for r in roots if trees.root_ok(r))
+
+
+class _Lazy(dict):
+    """A dict whose missing entries ``make(key)`` works out and keeps: the
+    combiner looks up only the providers of the trees it visits."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        value = self[key] = self.make(key)
+        return value
+
+
+def problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
+    """What the combiner checks a combination against, beyond its choices."""
+    suffix_index = {g.spec.suffix: i for i, g in enumerate(ctx.groups)}
+    providers = ctx.providers
+
+    def ancestors(pid):
+        chain, node = {pid}, providers[pid]
+        while node.parent_id is not None and node.parent_id in providers:
+            node = providers[node.parent_id]
+            chain.add(node.id)
+        return frozenset(chain)
+
+    isolate = ctx.request.group_policy == "isolate"
+    return combiner.Problem(
+        capacity=ctx.free,
+        isolated_groups=[bool(g.spec.use_same_provider and isolate) for g in ctx.groups],
+        same_subtree=[[suffix_index[s] for s in sfx] for sfx in ctx.request.same_subtree],
+        ancestors=_Lazy(ancestors),
+        root_of=_Lazy(lambda pid: providers[pid].root_id),
+        sharing=frozenset(ctx.sharing),
+        nested_aware=ctx.nested_aware,
+        max_placements=max_placements,
+    )

@@ -1,0 +1,253 @@
+"""What one candidates search works on, and the loaders that fill it.
+
+A ``SearchContext`` holds the request with its names resolved to ids
+(:func:`resolve`) and what the search read: inventories with their usage,
+the providers of the trees in play with their traits and aggregates, and
+the sharing providers with the trees they reach. The loaders read through
+``candidates.sql``, a fixed number of statements whatever the cloud's size.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import os_traits
+
+from candidates import sql
+from placement_site import errors
+from placement_site.querystring import CandidateRequest, RequestGroup
+from providers.models import capacity_of
+
+SHARES_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
+
+
+# -- What the search works on -------------------------------------------------------
+
+
+@dataclass(slots=True)
+class TreeProvider:
+    id: int
+    uuid: str
+    parent_id: int | None
+    root_id: int
+    traits: set = field(default_factory=set)  # trait ids
+    aggs: set = field(default_factory=set)  # canonical aggregate uuids
+
+
+@dataclass
+class ResolvedGroup:
+    """A RequestGroup with its names resolved to ids."""
+
+    spec: RequestGroup
+    resources: dict  # class id -> amount
+    required: list  # frozensets of trait ids, one of each needed
+    forbidden: set  # trait ids
+    in_tree_root: int | None  # root id, -1 when the provider does not exist
+
+
+@dataclass
+class SearchContext:
+    """Everything loaded for one search."""
+
+    request: CandidateRequest
+    groups: list  # of ResolvedGroup
+    class_names: dict  # class id -> name
+    trait_ids: dict  # name -> id
+    # (provider, class) -> (capacity, used, min_unit, max_unit, step_size)
+    inventory: dict = field(default_factory=dict)
+    inventory_ids: dict = field(default_factory=dict)  # (provider, class) -> inventory id
+    # (provider, class) -> (free capacity, max_unit): what the combiner checks
+    # a combination against, kept beside ``inventory`` as it loads.
+    free: dict = field(default_factory=dict)
+    classes_of: dict = field(default_factory=dict)  # provider id -> [class ids]
+    # Providers whose every inventory was read (Q1b), and those rows in the
+    # shape a summary takes them: provider -> [(inventory id, class,
+    # capacity, used)], usable or not; and the classes among them that no
+    # group asks for, whose names the summaries look up.
+    complete: set = field(default_factory=set)
+    read: dict = field(default_factory=dict)
+    unnamed: set = field(default_factory=set)
+    sharing: set = field(default_factory=set)  # sharing provider ids
+    reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
+    providers: dict = field(default_factory=dict)  # id -> TreeProvider
+
+    @property
+    def nested_aware(self) -> bool:
+        return self.request.version >= (1, 29)
+
+
+def resolve(request: CandidateRequest) -> SearchContext:
+    """Class, trait and in_tree names -> ids (400 for unknown classes and traits)."""
+    class_names = sorted({name for g in request.groups for name in g.resources})
+    classes = sql.class_ids(class_names)
+    missing = [n for n in class_names if n not in classes]
+    if missing:
+        raise errors.BadRequest(
+            "Invalid resource class in resources parameter: No such resource class "
+            f"{missing[0]}."
+        )
+    wanted = set(request.root_required) | request.root_forbidden
+    for g in request.groups:
+        wanted |= g.required.names()
+    # The sharing trait is looked up with the requested ones (same query).
+    traits = sql.trait_ids(wanted | {SHARES_TRAIT})
+    missing = sorted(n for n in wanted if n not in traits)
+    if missing:
+        raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}")
+    in_trees = {g.in_tree for g in request.groups if g.in_tree}
+    roots = sql.root_ids(in_trees) if in_trees else {}
+    groups = [
+        ResolvedGroup(
+            spec=g,
+            resources={classes[name]: amount for name, amount in g.resources.items()},
+            required=[frozenset(traits[n] for n in s) for s in g.required.any_of],
+            forbidden={traits[n] for n in g.required.forbidden},
+            in_tree_root=(roots.get(g.in_tree, -1) if g.in_tree else None),
+        )
+        for g in request.groups
+    ]
+    return SearchContext(
+        request=request,
+        groups=groups,
+        class_names={cid: name for name, cid in classes.items()},
+        trait_ids=traits,
+    )
+
+
+def smallest_amounts(ctx: SearchContext) -> dict:
+    """{class id: the smallest amount any group asks of it}: inventories that
+    cannot give even that are left in the database."""
+    smallest = {}
+    for g in ctx.groups:
+        for cid, amount in g.resources.items():
+            smallest[cid] = min(amount, smallest.get(cid, amount))
+    return smallest
+
+
+def add_inventory(ctx: SearchContext, rows, smallest=None) -> set:
+    """File inventory rows (Q1's shape) for the search; returns the
+    providers that got one. With ``smallest``, the rows are every inventory
+    of their providers (Q1b): all are kept for the summaries
+    (``ctx.read``), and only those that can give the smallest amount asked
+    of their class (Q1's test, here in Python) for the search."""
+    inventory, free, ids = ctx.inventory, ctx.free, ctx.inventory_ids
+    classes_of, read = ctx.classes_of, ctx.read
+    filed = set()
+    for rp, rc, total, reserved, min_unit, max_unit, step, ratio, used, inv_id in rows:
+        key = (rp, rc)
+        capacity, used = capacity_of(total, reserved, ratio), int(used)
+        if smallest is not None:
+            entries = read.get(rp)
+            if entries is None:
+                read[rp] = [(inv_id, rc, capacity, used)]
+            else:
+                entries.append((inv_id, rc, capacity, used))
+            amount = smallest.get(rc)
+            if amount is None:
+                ctx.unnamed.add(rc)
+                continue
+            if max_unit < amount or capacity - used < amount:
+                continue
+        if key not in inventory:
+            classes_of.setdefault(rp, []).append(rc)
+        inventory[key] = (capacity, used, min_unit, max_unit, step)
+        free[key] = (capacity - used, max_unit)
+        ids[key] = inv_id
+        filed.add(rp)
+    return filed
+
+
+def add_providers(ctx: SearchContext, rows) -> list:
+    """Keep the providers not loaded yet, with their traits (and aggregates
+    when a group asks for ``member_of``); returns their ids."""
+    new = []
+    for pid, uuid, parent, root in rows:
+        if pid not in ctx.providers:
+            ctx.providers[pid] = TreeProvider(pid, uuid, parent, root)
+            new.append(pid)
+    if not new:
+        return new
+    new.sort()
+    for pid, tid in sql.provider_trait_ids(new):
+        ctx.providers[pid].traits.add(tid)
+    if any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups):
+        for pid, agg in sql.provider_aggregates(new):
+            ctx.providers[pid].aggs.add(agg)
+    return new
+
+
+def load_sharing(ctx: SearchContext, smallest: dict) -> None:
+    """The sharing providers able to serve, the trees they reach and their own
+    trees, before any tree: every tree may draw on them."""
+    shares_trait = ctx.trait_ids.get(SHARES_TRAIT)
+    if shares_trait is None:
+        return
+    sharing = sql.providers_with_trait(shares_trait)
+    if not sharing:
+        return
+    rows = sql.usable_inventories(smallest, sharing)
+    ctx.sharing = {row[0] for row in rows}
+    if not ctx.sharing:
+        return
+    add_inventory(ctx, rows)
+    ctx.reaches = sql.trees_reached(ctx.sharing)
+    add_providers(ctx, sql.tree_providers(sorted(ctx.sharing), []))
+
+
+def load_trees(ctx: SearchContext, smallest: dict, span=None) -> list:
+    """The trees whose root id is in ``span`` (first, last), or all of them:
+    the inventories able to serve, and every provider of the trees that have
+    one or that a sharing provider reaches, less the trees that lack a
+    required trait (:func:`_trait_roots`). Returns the providers added."""
+    reached = {
+        root for roots in ctx.reaches.values() for root in roots
+        if span is None or span[0] <= root <= span[1]
+    }
+    allowed = _trait_roots(ctx, span)
+    if span is None and allowed is None:
+        rows = sql.usable_inventories(smallest)
+        holders = sorted({row[0] for row in rows})
+        members = sql.tree_providers(holders, sorted(reached))
+        add_inventory(ctx, rows)
+        return add_providers(ctx, members)
+    # The trees are known before their inventories (a page of roots, or
+    # every tree holding the required traits): read their providers first,
+    # then all of those providers' inventories, and no others (with the
+    # trait, on the perfload cloud half the rows an unscoped Q1 reads, and
+    # its usage sums), which is also all their summaries need.
+    if span is None:
+        # No sharing provider is in play with a trait filter: none reached.
+        members = sql.tree_providers([], sorted(allowed))
+    else:
+        members = sql.providers_of_roots(*span)
+        if allowed is not None:
+            members = [row for row in members if row[3] in allowed]
+    ids = [row[0] for row in members]
+    rows = sql.provider_inventories(ids) if ids else []
+    ctx.complete.update(ids)
+    wanted = reached | _roots_of(members, add_inventory(ctx, rows, smallest))
+    return add_providers(ctx, [row for row in members if row[3] in wanted])
+
+
+def _trait_roots(ctx: SearchContext, span=None) -> set | None:
+    """The roots of the trees that hold, for every required trait set of
+    every group, a provider with one of its traits (None: no such sets).
+
+    Whichever group asks for a set, some provider of the tree meets it (a
+    suffixed group's one provider, or one of those the unsuffixed group
+    spreads over), so a tree without one cannot serve and is not loaded or
+    judged (on the perfload cloud, half the trees). Sharing providers can
+    bring a trait from outside the tree: with any in play, all trees stay."""
+    if ctx.sharing:
+        return None
+    sets = {any_of for g in ctx.groups for any_of in g.required}
+    allowed = None
+    for any_of in sorted(sets, key=sorted):
+        roots = sql.roots_holding(any_of, span)
+        allowed = roots if allowed is None else allowed & roots
+        if not allowed:
+            break
+    return allowed
+
+
+def _roots_of(members, provider_ids) -> set:
+    return {root for pid, _, _, root in members if pid in provider_ids}

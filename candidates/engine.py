@@ -1,0 +1,176 @@
+"""The allocation-candidate engine: a CandidateRequest in, a CandidateResult out.
+
+No HTTP and no JSON here: the API view (``candidates.api.views``)
+parses the query with ``placement_site.querystring``, calls
+:func:`find_candidates` and renders the result; the console's explainer
+calls the same function.
+
+The search, in a fixed number of SQL statements (``candidates.sql``)
+whatever the number of providers (a few more per page of roots when a
+limit applies): load the sharing providers and the trees they reach, then
+the inventories that can serve a requested amount and the trees' providers
+with their traits and aggregates; build, per tree and per group, the ways
+the group can be met (``combiner.Choice``) and let ``candidates.combiner``
+pick valid combinations.
+
+Semantics (from the API reference and provider-tree guide):
+
+- the unsuffixed group may spread its classes over providers of one tree
+  plus sharing providers (trait ``MISC_SHARES_VIA_AGGREGATE``) that share an
+  aggregate with any provider of that tree, one provider per class; its
+  required/forbidden traits are judged on the union of the traits of the
+  providers it uses; its ``member_of`` counts a root's aggregates for the
+  whole tree;
+- a suffixed group is met by one provider alone, with the traits and the
+  aggregates itself;
+- ``in_tree`` keeps a group's providers (sharing ones included) inside the
+  tree of the named provider; ``root_required`` judges the anchor tree's
+  root.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from django.conf import settings
+
+from candidates import combiner
+from candidates.choices import Trees, problem
+from candidates.context import SearchContext, load_sharing, resolve, smallest_amounts
+from candidates.summaries import ProviderSummary, summaries
+from placement_site import errors
+from placement_site.querystring import CandidateRequest
+
+__all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_candidates"]
+
+
+# -- What comes out ---------------------------------------------------------------
+
+
+class AllocationRequest(NamedTuple):
+    """One candidate: {provider uuid: {class name: amount}} and, per group
+    suffix, the uuids of the providers that group uses. A named tuple, like
+    ProviderSummary: a large answer builds thousands."""
+
+    allocations: dict
+    mappings: dict
+
+
+@dataclass
+class CandidateResult:
+    allocation_requests: list = field(default_factory=list)
+    provider_summaries: list = field(default_factory=list)  # by provider id
+
+
+# -- The search ---------------------------------------------------------------------
+
+
+def find_candidates(request: CandidateRequest) -> CandidateResult:
+    """The allocation requests and provider summaries answering ``request``."""
+    ctx = resolve(request)
+    smallest = smallest_amounts(ctx)
+    if not smallest:
+        return CandidateResult()
+    try:
+        load_sharing(ctx, smallest)
+        found = _search(ctx, smallest)
+    except combiner.TooMuchWork:
+        # A few granular groups over a wide tree multiply into hundreds of
+        # thousands of candidates (8 groups of VCPU:1 over 8 NUMA cells:
+        # 8**8): refuse such a request before it holds a worker and its memory.
+        limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
+        raise errors.BadRequest(
+            f"The request would combine more than {limit} provider choices; narrow it "
+            "(fewer or less general request groups, group_policy=isolate, limit) or "
+            "raise [placement] candidate_work_limit.",
+            code=errors.QUERY_TOO_MUCH_WORK,
+        ) from None
+    return CandidateResult(
+        allocation_requests=[_allocation_request(ctx, combo) for combo in found],
+        provider_summaries=summaries(ctx, found),
+    )
+
+
+def _search(ctx: SearchContext, smallest: dict) -> list:
+    """Load the trees and return the valid combinations (one Choice per
+    group), capped and ordered as configured."""
+    trees = Trees(ctx)
+    limit = ctx.request.limit
+    cap = settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES
+    randomize = settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES
+    strategy = settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY
+    # Without shuffling, the first `limit` results are the answer: stop there
+    # (and, depth-first, neither load nor work out a tree past the one that
+    # fills it).
+    if limit is not None and not randomize:
+        cap = limit if cap is None or cap < 0 else min(cap, limit)
+    capped = cap is not None and cap >= 0
+    page = cap if capped and not randomize and strategy == "depth-first" else None
+    servable = (
+        (root, lists) for root in trees.load(smallest, page)
+        if (lists := trees.tree(root)) is not None
+    )
+    results = [
+        combination
+        for _, combination in combiner.combine(
+            servable,
+            problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
+            strategy=strategy,
+            cap=cap,
+        )
+    ]
+    if randomize:
+        random.shuffle(results)
+    if limit is not None:
+        results = results[:limit]
+    return results
+
+
+# -- The result ---------------------------------------------------------------------
+
+
+def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
+    providers, class_names = ctx.providers, ctx.class_names
+    if len(combination) == 1:
+        # One group (every candidate of a flat cloud): its allocs hold each
+        # (provider, class) once, in class order, so there is nothing to add
+        # up or sort.
+        (choice,) = combination
+        allocations = {}
+        for rp, rc, amount in choice.allocs:
+            uuid = providers[rp].uuid
+            per = allocations.get(uuid)
+            if per is None:
+                allocations[uuid] = {class_names[rc]: amount}
+            else:
+                per[class_names[rc]] = amount
+        return AllocationRequest(
+            allocations, {ctx.groups[0].spec.suffix: _mapped(providers, choice.providers)})
+    merged, mappings = {}, {}
+    for group, choice in zip(ctx.groups, combination):
+        for rp, rc, amount in choice.allocs:
+            per = merged.get(rp)
+            if per is None:
+                merged[rp] = {rc: amount}
+            else:
+                per[rc] = per.get(rc, 0) + amount
+        mappings[group.spec.suffix] = _mapped(providers, choice.providers)
+    # Loops, not a comprehension in a comprehension (a function call per
+    # provider); most providers give one class, which needs no sorting.
+    allocations = {}
+    for rp, res in merged.items():
+        if len(res) == 1:
+            ((rc, amount),) = res.items()
+            allocations[providers[rp].uuid] = {class_names[rc]: amount}
+        else:
+            allocations[providers[rp].uuid] = {
+                class_names[rc]: amount for rc, amount in sorted(res.items())}
+    return AllocationRequest(allocations, mappings)
+
+
+def _mapped(providers: dict, chosen: tuple) -> list:
+    """The uuids of the providers a group uses, as its mapping lists them."""
+    if len(chosen) == 1:  # every suffixed group
+        return [providers[chosen[0]].uuid]
+    return sorted(providers[p].uuid for p in chosen)
