@@ -173,6 +173,7 @@ class InventoryView(PlacementView):
             409: error_response("Generation conflict"),
         },
     )
+    @unvaried_404
     def put(self, request, uuid, resource_class):
         authorize(request, "placement:resource_providers:inventories:update")
         provider_get(uuid=uuid, exact=True)

@@ -37,6 +37,8 @@ MISSING = "00000000-0000-0000-0000-000000000001"
     ("PUT", f"/resource_providers/{MISSING}/traits", 404, False),
     ("GET", "/resource_classes/CUSTOM_MISSING", 404, False),
     ("GET", "/no/such/route", 404, False),
+    ("PUT", f"/resource_providers/{MISSING}/inventories/VCPU", 404, False),
+    ("DELETE", f"/resource_providers/{MISSING}/inventories/VCPU", 404, False),
     ("DELETE", "/resource_classes/VCPU", 400, True),
     # Errors its handlers raise: vary, as on a success.
     ("GET", f"/resource_providers/{MISSING}/inventories", 404, True),
@@ -47,7 +49,10 @@ MISSING = "00000000-0000-0000-0000-000000000001"
 def test_vary_on_errors_as_upstream(api, method, path, status, vary):
     """B17: upstream adds vary to the errors its handlers raise, not to
     those raised around them; the version header is on all of them."""
-    body = {"traits": [], "resource_provider_generation": 0} if method == "PUT" else None
+    body = None
+    if method == "PUT":
+        body = ({"total": 1, "resource_provider_generation": 0} if "inventories" in path
+                else {"traits": [], "resource_provider_generation": 0})
     response = api.request(method, path, mv="1.28", json=body)
     assert response.status_code == status
     assert ("vary" in response) is vary
