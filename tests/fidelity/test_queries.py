@@ -1,5 +1,6 @@
 """Query strings and candidates as upstream reads them (B14, B15, B19)."""
 import pytest
+from django.db import connection
 
 from tests.fidelity.conftest import new_uuid
 
@@ -96,3 +97,14 @@ def test_provider_list_stops_at_the_first_filter_nothing_matches(cloud, api, que
     assert response.status_code == status, response.content
     if status == 200:
         assert response.json() == {"resource_providers": []}
+
+
+def test_trait_name_prefix_follows_the_database_as_upstream(api):
+    """U3 is no difference: like upstream, a ``startswith:`` prefix is
+    case-insensitive on SQLite and case-sensitive elsewhere (PostgreSQL;
+    MariaDB with this service's binary collation)."""
+    api.put("/traits/CUSTOM_PREFIX_CASE", mv="1.6")
+    names = api.get("/traits?name=startswith:custom_prefix_", mv="1.6").json()["traits"]
+    assert names == (["CUSTOM_PREFIX_CASE"] if connection.vendor == "sqlite" else [])
+    names = api.get("/traits?name=startswith:CUSTOM_PREFIX_", mv="1.6").json()["traits"]
+    assert names == ["CUSTOM_PREFIX_CASE"]
