@@ -141,6 +141,7 @@ class ResourceClassDetailView(PlacementView):
         },
     )
     @versioned("1.2")
+    @unvaried_404
     def put(self, request, name):
         if request.placement_mv >= (1, 7):
             authorize(request, "placement:resource_classes:update")

@@ -36,6 +36,7 @@ MISSING = "00000000-0000-0000-0000-000000000001"
     ("GET", f"/resource_providers/{MISSING}", 404, False),
     ("PUT", f"/resource_providers/{MISSING}/traits", 404, False),
     ("GET", "/resource_classes/CUSTOM_MISSING", 404, False),
+    ("PUT", "/resource_classes/CUSTOM_MISSING", 404, False),
     ("GET", "/no/such/route", 404, False),
     ("PUT", f"/resource_providers/{MISSING}/inventories/VCPU", 404, False),
     ("DELETE", f"/resource_providers/{MISSING}/inventories/VCPU", 404, False),
@@ -52,11 +53,14 @@ def test_vary_on_errors_as_upstream(api, method, path, status, vary):
     body = None
     if method == "PUT":
         body = ({"total": 1, "resource_provider_generation": 0} if "inventories" in path
+                else {"name": "CUSTOM_OTHER"} if "resource_classes" in path
                 else {"traits": [], "resource_provider_generation": 0})
-    response = api.request(method, path, mv="1.28", json=body)
+    # 1.6: PUT /resource_classes/{name} renames (from 1.7 it creates).
+    mv = "1.6" if method == "PUT" and "resource_classes" in path else "1.28"
+    response = api.request(method, path, mv=mv, json=body)
     assert response.status_code == status
     assert ("vary" in response) is vary
-    assert response["openstack-api-version"] == "placement 1.28"
+    assert response["openstack-api-version"] == f"placement {mv}"
 
 
 def test_policy_refusal_and_missing_content_type_carry_no_vary(api):
