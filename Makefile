@@ -72,7 +72,8 @@ conformance: venv
 # sequence of requests; .ci/difftest_gate.py then fails on any difference
 # that is not upstream's own bug or harmless (README: "Deliberate
 # differences from upstream"). DIFFTEST_DIR is the tester (.ci/run names
-# it). About 2 minutes a seed at 400 steps.
+# it). A seed takes at most about 5 minutes: the tester stops sending after
+# 240 s, then the servers stop (two seeds: 9 minutes on a loaded 2-core machine).
 DIFFTEST_DIR ?=
 DIFFTEST_UPSTREAM_VENV ?= $(HOME)/.cache/placement-difftest/upstream
 SEEDS ?= 1 2
