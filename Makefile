@@ -180,11 +180,14 @@ test-galera: venv
 	env -u DATABASE_URL PLACEMENT_GALERA_TEST=1 $(VENV)/bin/python -m pytest -q -s \
 		tests/galera; rc=$$?; tests/galera/cluster.sh stop; exit $$rc
 
-# The installation integration test (tests/deploy/test_install.py): `pip
-# install .` into a virtualenv (dependencies cached under
-# ~/.cache/placement-install), then placement-manage, placement-status and
-# gunicorn with only placement.conf or OS_* variables, on PostgreSQL at
-# 127.0.0.1:5432.  Not part of `make test`.
+# The installation integration test (tests/deploy/test_install.py): the
+# wheel built and installed alone into an empty virtualenv (its declared
+# dependencies from the package index through pip's cache, requirements.txt
+# only as version constraints), then placement-manage, placement-status,
+# every operator command and gunicorn with only placement.conf or OS_*
+# variables, on PostgreSQL (127.0.0.1:5432) and MariaDB (127.0.0.1:3306),
+# and with no configuration at all (nothing written under site-packages).
+# Not part of `make test`.
 .PHONY: test-install
 test-install: venv
 	env -u DATABASE_URL PLACEMENT_INSTALL_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_install.py -m install -s

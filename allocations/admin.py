@@ -12,6 +12,7 @@ from allocations.models import (
     Consumer,
     ConsumerType,
     Flavor,
+    JobLock,
     Project,
     UsageSnapshot,
     User,
@@ -117,3 +118,10 @@ class FlavorAdmin(ServiceWritesAdmin):
     def delete_queryset(self, request, queryset):
         for name in queryset.values_list("name", flat=True):
             flavor_services.flavor_delete(name=name)
+
+
+@admin.register(JobLock)
+class JobLockAdmin(ReadOnlyAdmin):
+    """Which maintenance job last held its lock, and when."""
+
+    list_display = ("name", "taken_at")

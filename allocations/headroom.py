@@ -31,10 +31,11 @@ from allocations import models
 from allocations.models import Allocation
 from placement_site.querystring import Flavor, parse_resources
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, capacity_of, unit_ok
+from providers.selectors import DISABLED_TRAIT
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
 # Nova schedules nothing to a host whose root has this trait: no headroom there.
-DISABLED = os_traits.COMPUTE_STATUS_DISABLED
+DISABLED = DISABLED_TRAIT
 
 
 def flavor_list() -> list[Flavor]:

@@ -35,28 +35,39 @@ def snapshot(consumer_ids):
     return {(c, p, rc): used for c, p, rc, used in rows}
 
 
-def record(before, after, generations):
-    """Append one change per key whose amount differs between ``before`` and ``after``.
+def record(before, after, generations, owners=None):
+    """Append one change per key whose amount differs between ``before`` and
+    ``after``, and per key of a consumer whose owner changed (``owners``:
+    consumer uuid -> what changed, see :func:`owner_change`) even when its
+    amount did not.
 
     ``generations``: consumer uuid -> its generation after the write.
     """
     if not enabled():
         return
     before = before or {}
+    owners = owners or {}
     caller = request_scope.current()
     changes = []
     for key in sorted(set(before) | set(after)):
         old, new = before.get(key, 0), after.get(key, 0)
-        if old == new:
-            continue
         consumer_uuid, provider_uuid, resource_class = key
+        if old == new and consumer_uuid not in owners:
+            continue
         # In write_sql.CHANGE_COLUMNS order.
         changes.append((
             consumer_uuid, provider_uuid, resource_class, old, new,
             generations.get(consumer_uuid), caller.request_id, caller.global_request_id,
             caller.user_id, caller.project_id, caller.microversion, caller.source,
+            owners.get(consumer_uuid, ""),
         ))
     write_sql.insert_changes(changes)
+
+
+def owner_change(pairs) -> str:
+    """``[(field, old name, new name), ...]`` as one line:
+    ``project a -> b; consumer_type INSTANCE -> MIGRATION`` (no type: ``-``)."""
+    return "; ".join(f"{field} {old or '-'} -> {new or '-'}" for field, old, new in pairs)
 
 
 def changes_for(*, consumer=None, provider=None, since=None):
@@ -85,17 +96,22 @@ def as_dict(change):
         "project_id": change.project_id,
         "microversion": change.microversion,
         "source": change.source,
+        "owner_change": change.owner_change,
         "created_at": change.created_at.isoformat(),
     }
 
 
-def prune(*, days=None, now=None) -> int:
-    """Delete records older than the retention; returns how many went (0 days: none)."""
+def prune(*, days=None, now=None, dry_run=False) -> int:
+    """Delete records older than the retention (``dry_run``: count them);
+    returns how many went (0 days: none)."""
     days = settings.PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS if days is None else days
     if days <= 0:
         return 0
     cutoff = (now or timezone.now()) - timezone.timedelta(days=days)
-    deleted, _ = AllocationChange.objects.filter(created_at__lt=cutoff).delete()
+    old = AllocationChange.objects.filter(created_at__lt=cutoff)
+    if dry_run:
+        return old.count()
+    deleted, _ = old.delete()
     return deleted
 
 

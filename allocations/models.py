@@ -106,8 +106,15 @@ class AllocationChange(models.Model):
     user_id = models.CharField(max_length=255, blank=True, default="")
     project_id = models.CharField(max_length=255, blank=True, default="")
     microversion = models.CharField(max_length=16, blank=True, default="")
-    # Where the change came from: "api", or the command's name.
+    # Where the change came from: the API write ("PUT /allocations",
+    # "POST /allocations", "DELETE /allocations", "POST /reshaper") or the
+    # command's name ("load_json", "import_upstream", "audit_allocations",
+    # "demo_cloud"); "internal" for a service called outside both.
     source = models.CharField(max_length=64, default="api")
+    # A change of the consumer's owner made by the same write, e.g.
+    # "project a -> b; consumer_type INSTANCE -> MIGRATION" (the amounts
+    # may be unchanged); empty when the owner stayed.
+    owner_change = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(db_index=True)
 
     class Meta:
@@ -162,3 +169,19 @@ class Flavor(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class JobLock(models.Model):
+    """One row per maintenance job that must not run twice at once (``usage_snapshot``).
+
+    A run takes ``SELECT ... FOR UPDATE`` on its row and stamps it, inside
+    its transaction: a second run waits for the first to commit (PostgreSQL,
+    MariaDB; on Galera the stamp makes the later commit fail certification;
+    SQLite's ``BEGIN IMMEDIATE`` already serialises writers).
+    """
+
+    name = models.CharField(max_length=64, primary_key=True)
+    taken_at = models.DateTimeField(null=True)
+
+    class Meta:
+        db_table = "job_locks"

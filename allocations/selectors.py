@@ -31,7 +31,7 @@ from allocations.models import Allocation, Consumer
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 # Providers are stored under their canonical uuid; anything that is not a uuid
 # (a NUL byte included, which PostgreSQL text cannot hold) is a 404.
-from providers.selectors import provider_get
+from providers.selectors import DISABLED_TRAIT, provider_get
 
 #: How a consumer without a type is reported (1.38+), and the filter value for it.
 UNKNOWN_CONSUMER_TYPE = "unknown"
@@ -234,6 +234,12 @@ class ForestNode:
     traits: list = field(default_factory=list)
     aggregates: list = field(default_factory=list)
     consumers: int = 0
+    # On a root: the distinct consumers of its whole tree (one holding the
+    # root, a NUMA cell and a NIC is one consumer, not three).
+    tree_consumers: int = 0
+    # In a disabled tree: its root carries COMPUTE_STATUS_DISABLED
+    # (providers.selectors.DISABLED_TRAIT).
+    disabled: bool = False
     # For a sharing provider: the roots of the other trees it serves (a
     # provider of theirs is in one of its aggregates), by uuid.
     shares_with: list = field(default_factory=list)
@@ -241,7 +247,7 @@ class ForestNode:
 
 def provider_forest(*, root_uuid: str | None = None) -> list[ForestNode]:
     """Every provider of every tree (or of the tree holding ``root_uuid``),
-    roots by name, children by name under their parent, in six queries.
+    roots by name, children by name under their parent, in seven queries.
     Raises ``errors.NotFound`` for an unknown ``root_uuid``."""
     qs = ResourceProvider.objects.all()
     # A filter on the tree, not an IN list of every provider (SQLite caps
@@ -276,6 +282,11 @@ def provider_forest(*, root_uuid: str | None = None) -> list[ForestNode]:
                   .values("resource_provider_id").annotate(n=Count("consumer_id", distinct=True))
                   .order_by().values_list("resource_provider_id", "n")):
         nodes[pk].consumers = n
+    for pk, n in (Allocation.objects.filter(**of_tree)
+                  .values("resource_provider__root_id")
+                  .annotate(n=Count("consumer_id", distinct=True))
+                  .order_by().values_list("resource_provider__root_id", "n")):
+        nodes[pk].tree_consumers = n
     for pk, trait in ProviderTrait.objects.filter(**of_tree).values_list(
             "resource_provider_id", "trait__name").order_by("trait__name"):
         nodes[pk].traits.append(trait)
@@ -292,6 +303,7 @@ def provider_forest(*, root_uuid: str | None = None) -> list[ForestNode]:
         node = nodes[pk]
         node.depth = depth
         node.root_uuid = uuid_of[root_pk]
+        node.disabled = DISABLED_TRAIT in nodes[root_pk].traits
         out.append(node)
         for child in children[pk]:
             nodes[child].parent_uuid = node.uuid

@@ -283,16 +283,39 @@ def _check_consumer_generation(req: ConsumerAllocations, consumer: Consumer, exi
         )
 
 
-def _update_consumer_attributes(req, consumer, projects, users, types) -> list[str]:
-    """Apply a changed project, user or consumer type (ids by name) to an existing consumer."""
+def _update_consumer_attributes(req, consumer, projects, users, types) -> list[tuple]:
+    """Apply a changed project, user or consumer type (ids by name) to an
+    existing consumer; returns ``(attname, old id, new name)`` per change."""
     changed = []
     for name, ids, attname in ((_project_of(req), projects, "project"),
                                (_user_of(req), users, "user"),
                                (req.consumer_type, types, "consumer_type")):
-        if name is not None and getattr(consumer, f"{attname}_id") != ids[name]:
+        old = getattr(consumer, f"{attname}_id")
+        if name is not None and old != ids[name]:
             setattr(consumer, f"{attname}_id", ids[name])
-            changed.append(attname)
+            changed.append((attname, old, name))
     return changed
+
+
+_OWNER_MODELS = {"project": (Project, "external_id"), "user": (User, "external_id"),
+                 "consumer_type": (ConsumerType, "name")}
+
+
+def _owner_changes(changed_by_consumer) -> dict[str, str]:
+    """{consumer uuid: history.owner_change text}; one query per kind of
+    owner that changed (none in the common write, which changes no owner)."""
+    old_names = {}
+    for attname, (model, field) in _OWNER_MODELS.items():
+        ids = {old for pairs in changed_by_consumer.values()
+               for name, old, _ in pairs if name == attname and old is not None}
+        if ids:
+            old_names[attname] = dict(model.objects.filter(pk__in=ids)
+                                      .values_list("pk", field))
+    return {
+        uuid: history.owner_change(
+            [(name, old_names.get(name, {}).get(old), new) for name, old, new in pairs])
+        for uuid, pairs in changed_by_consumer.items()
+    }
 
 
 class NewAllocation(NamedTuple):
@@ -424,7 +447,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     write_sql.bump_generations({row.resource_provider_id for row in new_rows}
                                | {rp_id for c_id, rp_id, _, _ in held if c_id in emptied_ids})
 
-    emptied, bumped = [], []
+    emptied, bumped, owners = [], [], {}
     for req in requests:
         consumer, existed = consumers[req.uuid]
         if not req.allocations:
@@ -435,7 +458,9 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
         changed = _update_consumer_attributes(req, consumer, projects, users, types)
         consumer.generation += 1
         if changed:
-            consumer.save(update_fields=["generation", "updated_at", *changed])
+            owners[consumer.uuid] = changed
+            consumer.save(update_fields=["generation", "updated_at",
+                                         *(attname for attname, _, _ in changed)])
         else:
             bumped.append(consumer.pk)
     if bumped:
@@ -446,10 +471,10 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     if emptied:
         # No allocations left: the consumer goes (as upstream), generation and all.
         Consumer.objects.filter(pk__in=emptied).delete()
-    _record_history(history_before, new_rows, consumers, locked_providers, class_names)
+    _record_history(history_before, new_rows, consumers, locked_providers, class_names, owners)
 
 
-def _record_history(before, new_rows, consumers, locked_providers, class_names):
+def _record_history(before, new_rows, consumers, locked_providers, class_names, owners):
     if not history.enabled():
         return
     by_id = {consumer.pk: consumer for consumer, _ in consumers.values()}
@@ -458,7 +483,8 @@ def _record_history(before, new_rows, consumers, locked_providers, class_names):
          class_names[row.resource_class_id]): row.used
         for row in new_rows
     }
-    history.record(before, after, {c.uuid: c.generation for c in by_id.values()})
+    history.record(before, after, {c.uuid: c.generation for c in by_id.values()},
+                   _owner_changes(owners) if owners else None)
 
 
 # --- entry points -----------------------------------------------------------
@@ -538,16 +564,25 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
         user = _get_or_create_by_name(User, "external_id", user_id)
         missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
         missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
+        held = history.snapshot([c.pk for c in consumers])
+        owners = {}
         for consumer in consumers:
-            fields = ["generation", "updated_at"]
+            fields, changed = ["generation", "updated_at"], []
             if consumer.project.external_id == missing_project:
+                changed.append(("project", missing_project, project_id))
                 consumer.project = project
                 fields.append("project")
             if consumer.user.external_id == missing_user:
+                changed.append(("user", missing_user, user_id))
                 consumer.user = user
                 fields.append("user")
             consumer.generation = F("generation") + 1
             consumer.save(update_fields=fields)
+            owners[consumer.uuid] = history.owner_change(changed)
+        if held is not None:
+            # The amounts stay; the history shows whose they now are.
+            history.record(held, held, dict(Consumer.objects.filter(
+                pk__in=[c.pk for c in consumers]).values_list("uuid", "generation")), owners)
     return len(consumers)
 
 

@@ -1,7 +1,11 @@
 """Usage over time: periodic snapshots of capacity and usage per resource class.
 
 :func:`take` writes one row per resource class for the whole cloud and one
-per (aggregate, resource class), from four SELECTs whatever the size.  It
+per (aggregate, resource class), from five SELECTs whatever the size.  A
+provider counts in an aggregate when it or its tree's root is a member (the
+rule of ``member_of`` and headroom: a root in the aggregate brings its NUMA
+cells and NICs).  Runs take the ``usage_snapshot`` job lock first, so two
+started together write one snapshot.  It
 is meant for cron (``manage.py take_usage_snapshot``): with
 ``PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS`` set, a run that comes sooner
 than that after the last snapshot does nothing, so cron may fire often and
@@ -11,12 +15,14 @@ several hosts may run it.  Old snapshots go after
 from collections import defaultdict
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
 
-from allocations.models import Allocation, UsageSnapshot
-from providers.models import Inventory, ProviderAggregate
+from allocations.models import Allocation, JobLock, UsageSnapshot
+from providers.models import Inventory, ProviderAggregate, ResourceProvider
+
+LOCK = "usage_snapshot"
 
 
 def _rows():
@@ -25,11 +31,30 @@ def _rows():
     used = list(Allocation.objects.values("resource_provider_id", "resource_class__name")
                 .annotate(amount=Sum("used"))
                 .values_list("resource_provider_id", "resource_class__name", "amount"))
-    members = defaultdict(list)
+    own = defaultdict(set)
     for rp_id, agg_uuid in ProviderAggregate.objects.values_list(
             "resource_provider_id", "aggregate__uuid"):
-        members[rp_id].append(agg_uuid)
+        own[rp_id].add(agg_uuid)
+    members = {}  # rp id -> its own aggregates and its root's
+    for rp_id, root_id in ResourceProvider.objects.values_list("pk", "root_id"):
+        scopes = own.get(rp_id, set()) | own.get(root_id, set())
+        if scopes:
+            members[rp_id] = sorted(scopes)
     return inventory, used, members
+
+
+def _lock():
+    """Hold the snapshot job's row lock until the transaction ends."""
+    for _ in range(2):
+        if JobLock.objects.select_for_update().filter(name=LOCK).exists():
+            JobLock.objects.filter(name=LOCK).update(taken_at=timezone.now())
+            return
+        try:
+            # The migration makes the row; a flushed table lost it.
+            with transaction.atomic():
+                JobLock.objects.create(name=LOCK)
+        except IntegrityError:
+            pass  # another run made it first: lock it on the next pass
 
 
 def compute():
@@ -46,28 +71,39 @@ def compute():
     return figures
 
 
+def plan(*, now=None, force=False) -> list[UsageSnapshot]:
+    """The rows a snapshot taken ``now`` would write (unsaved; none when the
+    interval has not passed)."""
+    now = now or timezone.now()
+    interval = settings.PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS
+    if interval and not force:
+        last = UsageSnapshot.objects.aggregate(last=Max("taken_at"))["last"]
+        if last is not None and (now - last).total_seconds() < interval:
+            return []
+    return [UsageSnapshot(taken_at=now, aggregate_uuid=scope, resource_class=rc,
+                          capacity=capacity, used=amount)
+            for (scope, rc), (capacity, amount) in sorted(compute().items())]
+
+
 def take(*, now=None, force=False):
     """Write one snapshot; returns the rows written (0 when the interval has not passed)."""
-    now = now or timezone.now()
     with transaction.atomic():
-        interval = settings.PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS
-        if interval and not force:
-            last = UsageSnapshot.objects.aggregate(last=Max("taken_at"))["last"]
-            if last is not None and (now - last).total_seconds() < interval:
-                return 0
-        rows = [UsageSnapshot(taken_at=now, aggregate_uuid=scope, resource_class=rc,
-                              capacity=capacity, used=amount)
-                for (scope, rc), (capacity, amount) in sorted(compute().items())]
+        _lock()
+        rows = plan(now=now, force=force)
         UsageSnapshot.objects.bulk_create(rows)
     return len(rows)
 
 
-def prune(*, now=None, days=None):
+def prune(*, now=None, days=None, dry_run=False):
+    """Delete the snapshots past the retention (``dry_run``: count them); returns how many."""
     days = settings.PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS if days is None else days
     if days <= 0:
         return 0
     cutoff = (now or timezone.now()) - timezone.timedelta(days=days)
-    deleted, _ = UsageSnapshot.objects.filter(taken_at__lt=cutoff).delete()
+    old = UsageSnapshot.objects.filter(taken_at__lt=cutoff)
+    if dry_run:
+        return old.count()
+    deleted, _ = old.delete()
     return deleted
 
 

@@ -33,7 +33,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from allocations.models import Allocation
 from candidates import combiner, sql
@@ -49,6 +49,7 @@ from providers.models import (
     ProviderTrait,
     ResourceProvider,
 )
+from providers.selectors import DISABLED_TRAIT
 
 SHOW = 20  # providers or trees listed per step (the counts are always whole)
 CLOSEST = 5
@@ -143,14 +144,14 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
     """Explain ``request``; raises ``errors.BadRequest`` for unknown classes,
     traits, as the API would."""
     ctx = resolve(request)
-    names = _load_everything(ctx)
+    names, disabled = _load_everything(ctx)
     trait_names = {tid: name for name, tid in ctx.trait_ids.items()}
     per_group = []
     groups = []
     for group in ctx.groups:
         choices = choices_by_root(ctx, group)
         per_group.append(choices)
-        groups.append(_explain_group(ctx, group, choices, names, trait_names, show))
+        groups.append(_explain_group(ctx, group, choices, names, trait_names, show, disabled))
     steps, left = _request_steps(ctx, per_group, names, show)
 
     answer = find_candidates(request)
@@ -174,7 +175,9 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
 
 def _load_everything(ctx) -> dict:
     """Fill ``ctx`` as the engine's loaders do, but with every provider and every
-    inventory of the requested classes, usable or not.  Returns {id: name}."""
+    inventory of the requested classes, usable or not.  Returns {id: name}
+    and the ids of the providers in a disabled tree (DISABLED_TRAIT on the
+    root, the one rule of providers.selectors)."""
     class_ids = sorted(ctx.class_names)
     used = {
         (row["resource_provider_id"], row["resource_class_id"]): int(row["u"])
@@ -193,10 +196,17 @@ def _load_everything(ctx) -> dict:
             "pk", "uuid", "name", "parent_id", "root_id").order_by("pk"):
         ctx.providers[pk] = TreeProvider(pk, uuid, parent, root or pk)
         names[pk] = name
-    for pid, tid in ProviderTrait.objects.filter(
-            trait_id__in=list(ctx.trait_ids.values())).values_list(
-            "resource_provider_id", "trait_id"):
-        ctx.providers[pid].traits.add(tid)
+    asked = set(ctx.trait_ids.values())
+    disabled_roots = set()
+    # The disabled trait rides along in the same statement.
+    for pid, tid, trait in ProviderTrait.objects.filter(
+            Q(trait_id__in=list(asked)) | Q(trait__name=DISABLED_TRAIT)).values_list(
+            "resource_provider_id", "trait_id", "trait__name"):
+        if tid in asked:
+            ctx.providers[pid].traits.add(tid)
+        if trait == DISABLED_TRAIT:
+            disabled_roots.add(pid)
+    disabled = {pid for pid, p in ctx.providers.items() if p.root_id in disabled_roots}
     # Every row, not an IN list of every provider: SQLite caps the parameters.
     spelled = {}
     for pid, agg in ProviderAggregate.objects.values_list(
@@ -213,7 +223,7 @@ def _load_everything(ctx) -> dict:
         }
     if ctx.sharing:
         ctx.reaches = sql.trees_reached(ctx.sharing)
-    return names
+    return names, disabled
 
 
 class _Failure(NamedTuple):
@@ -306,25 +316,47 @@ def _funnel(pool_failures: dict, names, ctx, show, resource_class=None) -> tuple
             if (failure.kind, failure.constraint) not in order:
                 order.append((failure.kind, failure.constraint))
     order.sort(key=lambda kc: _ORDER.index(kc[0]))
+    # A provider goes at the first step it fails, whichever of its failures
+    # that is (one lacking two classes goes at the first class's step).
+    position = {kc: i for i, kc in enumerate(order)}
+    first = {}  # provider id -> (step index, its failure there)
+    for pid, failures in pool_failures.items():
+        if failures:
+            first[pid] = min(((position[(f.kind, f.constraint)], f) for f in failures),
+                             key=lambda item: item[0])
     left = len(pool_failures)
     steps = []
-    for kind, constraint in order:
-        removed = sorted(
-            (pid for pid, f in pool_failures.items()
-             if f and (f[0][0], f[0][1]) == (kind, constraint)),
-            key=lambda pid: names[pid],
-        )
+    for index, (kind, constraint) in enumerate(order):
+        removed = sorted((pid for pid, (i, _) in first.items() if i == index),
+                         key=lambda pid: names[pid])
         if not removed:
             continue
         left -= len(removed)
         steps.append(Step(
             constraint, kind, len(removed),
-            [Removed(ctx.providers[pid].uuid, names[pid], pool_failures[pid][0].reason,
-                     pool_failures[pid][0].numbers, pool_failures[pid][0].resource_class)
+            [Removed(ctx.providers[pid].uuid, names[pid], first[pid][1].reason,
+                     first[pid][1].numbers, first[pid][1].resource_class)
              for pid in removed[:show]],
             left, resource_class))
     survivors = {pid for pid, f in pool_failures.items() if not f}
     return steps, survivors
+
+
+def _shortfall(failure) -> float:
+    """How far a failure is from passing, as a share of the amount asked
+    (0: just missed; 1: as far as it gets): orders the providers that came
+    closest among those failing as many constraints."""
+    n = failure.numbers
+    if failure.kind == "capacity":
+        return min(1.0, (n["asked"] - max(n["free"], 0)) / n["asked"])
+    if failure.kind == "max_unit":
+        return min(1.0, (n["asked"] - n["max_unit"]) / n["asked"])
+    if failure.kind == "min_unit":
+        return min(1.0, (n["min_unit"] - n["asked"]) / n["min_unit"])
+    if failure.kind == "step_size":
+        off = n["asked"] % n["step_size"]
+        return min(off, n["step_size"] - off) / n["asked"]
+    return 1.0
 
 
 _ORDER = ["resource_class_missing", "min_unit", "max_unit", "step_size", "capacity",
@@ -335,7 +367,8 @@ def _sorted_failures(failures):
     return sorted(failures, key=lambda f: _ORDER.index(f[0]))
 
 
-def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplanation:
+def _explain_group(ctx, group, choices, names, trait_names, show,
+                   disabled=frozenset()) -> GroupExplanation:
     s = group.spec.suffix
     spread = not group.spec.use_same_provider
     steps, closest_pool, providers_left = [], [], {}
@@ -368,7 +401,10 @@ def _explain_group(ctx, group, choices, names, trait_names, show) -> GroupExplan
         providers_left[""] = len(survivors)
         closest_pool = [(pid, f, None) for pid, f in failures.items()
                         if f and not all(k == "resource_class_missing" for k, *_ in f)]
-    closest_pool.sort(key=lambda item: (len(item[1]), names[item[0]]))
+    # Never a provider Nova would not use (a disabled tree).
+    closest_pool = [item for item in closest_pool if item[0] not in disabled]
+    closest_pool.sort(key=lambda item: (len(item[1]), sum(map(_shortfall, item[1])),
+                                        names[item[0]]))
     closest = [
         Closest(ctx.providers[pid].uuid, names[pid], [x.reason for x in f], cname,
                 [Reason(x.kind, x.reason, x.numbers, x.resource_class) for x in f])
@@ -407,23 +443,27 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
             for root in anchors(ctx, pid, p):
                 able.setdefault(root, set()).add(rc)
     missing_steps, trait_lost = {}, []
+    class_ids = {ctx.class_names[rc]: rc for rc in group.resources}
     for root in sorted(set(able) - set(choices), key=lambda r: names[r]):
         lacking = sorted(ctx.class_names[rc] for rc in set(group.resources) - able[root])
         if lacking:
-            missing_steps.setdefault(lacking[0], []).append((root, lacking))
+            why = _tree_class_failure(ctx, group, root, class_ids[lacking[0]], lacking, names,
+                                      trait_names)
+            missing_steps.setdefault((lacking[0], why.kind), []).append((root, lacking, why))
         else:
             trait_lost.append(root)
     steps = []
     left = len(set(able))
-    for cname, roots in sorted(missing_steps.items()):
+    for (cname, kind), roots in sorted(missing_steps.items(),
+                                       key=lambda kv: (kv[0][0], _ORDER.index(kv[0][1]))):
         left -= len(roots)
         steps.append(Step(
-            f"resources{s}={cname}:{group.spec.resources[cname]}", "resource_class_missing",
-            len(roots),
-            [Removed(ctx.providers[r].uuid, names[r],
-                     "no provider of this tree, nor a sharing provider in an aggregate "
-                     f"with it, can give {', '.join(lacking)}", {"classes": lacking})
-             for r, lacking in roots[:show]],
+            f"resources{s}={cname}:{group.spec.resources[cname]}", kind, len(roots),
+            # No resource_class on the removal: its sentence names a
+            # provider besides the numbers, so it is shown as written.
+            [Removed(ctx.providers[r].uuid, names[r], why.reason,
+                     {"classes": lacking, **why.numbers})
+             for r, lacking, why in roots[:show]],
             left, cname))
     if trait_lost:
         left -= len(trait_lost)
@@ -436,6 +476,35 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
              for r in trait_lost[:show]],
             left))
     return steps
+
+
+def _tree_class_failure(ctx, group, root, rc, lacking, names, trait_names) -> _Failure:
+    """Why no provider of tree ``root`` (nor a sharing provider reaching it)
+    can give the group's amount of class ``rc`` (the first of the classes
+    ``lacking``): missing when none has the class, else the failure of the
+    one that came closest (max_unit, capacity, ...), naming it."""
+    amount = group.resources[rc]
+    cname = ctx.class_names[rc]
+    constraint = f"resources{group.spec.suffix}={cname}:{amount}"
+    nearest = []
+    for (pid, inv_rc) in ctx.inventory:
+        p = ctx.providers[pid]
+        if inv_rc != rc or root not in anchors(ctx, pid, p):
+            continue
+        failures = _sorted_failures(
+            _class_failures(ctx, pid, rc, amount, constraint)
+            + _provider_failures(ctx, group, p, trait_names, spread=True))
+        if failures:
+            nearest.append((len(failures), sum(map(_shortfall, failures)), names[pid],
+                            failures[0]))
+    where = "no provider of this tree, nor a sharing provider in an aggregate with it,"
+    if not nearest:
+        return _Failure("resource_class_missing", constraint,
+                        f"{where} can give {', '.join(lacking)}", {})
+    *_, name, failure = min(nearest, key=lambda item: item[:3])
+    return _Failure(failure.kind, constraint,
+                    f"{where} can give {cname}:{amount}; closest: {name} ({failure.reason})",
+                    failure.numbers, cname)
 
 
 def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
@@ -479,8 +548,7 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
         "group_policy": ("group_policy=isolate", "group_policy",
                          "the suffixed groups can only be met by sharing a provider"),
         "same_subtree": ("same_subtree=" + ";".join(",".join(x) for x in ctx.request.same_subtree),
-                         "same_subtree",
-                         "the groups' providers are never under one common ancestor"),
+                         "same_subtree", None),  # per tree: _same_subtree_reason
         "combined": ("resources", "combined_capacity",
                      "the groups together ask more than one provider's free capacity "
                      "or max_unit"),
@@ -492,9 +560,30 @@ def _request_steps(ctx, per_group, names, show) -> tuple[list, int]:
         left -= len(roots)
         constraint, kind, reason = texts[key]
         steps.append(Step(constraint, kind, len(roots),
-                          [Removed(ctx.providers[r].uuid, names[r], reason) for r in roots[:show]],
+                          [Removed(ctx.providers[r].uuid, names[r],
+                                   reason or _same_subtree_reason(ctx, per_group, r, names))
+                           for r in roots[:show]],
                           left))
     return steps, left
+
+
+def _same_subtree_reason(ctx, per_group, root, names) -> str:
+    """Why tree ``root`` fails same_subtree: every provider is under the root,
+    but the rule wants one of the named groups' own providers above (or the
+    same as) all the others; name the providers each group could use."""
+    index = {g.spec.suffix: i for i, g in enumerate(ctx.groups)}
+    parts = []
+    for suffixes in ctx.request.same_subtree:
+        for suffix in suffixes:
+            if suffix not in index:
+                continue
+            used = sorted({names[p] for choice in per_group[index[suffix]][root]
+                           for p in choice.providers})
+            more = f" and {len(used) - 3} more" if len(used) > 3 else ""
+            parts.append(f"{suffix}: {', '.join(used[:3])}{more}")
+    return (f"in tree {names[root]}, none of the providers the groups could use is an "
+            f"ancestor (or the same) of the others, as same_subtree needs "
+            f"({'; '.join(parts)})")
 
 
 def _verdict(found, groups, steps) -> str:

@@ -22,11 +22,11 @@ from providers.models import (
     Aggregate,
     Inventory,
     ProviderAggregate,
-    ProviderTrait,
     ResourceProvider,
     capacity_expression,
     capacity_of,
 )
+from providers import selectors as provider_selectors
 from resource_classes.models import ResourceClass
 
 SHARING_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
@@ -46,10 +46,15 @@ class Capacity:
     min_unit: int = 1
     max_unit: int = 0
     step_size: int = 1
+    # Of capacity and used, what is on disabled trees (class_totals only).
+    disabled_capacity: int = 0
+    disabled_used: int = 0
 
     @property
     def free(self):
-        return self.capacity - self.used
+        """What can still be allocated, leaving out disabled trees (as
+        headroom does): their free capacity is not offered to anyone."""
+        return (self.capacity - self.disabled_capacity) - (self.used - self.disabled_used)
 
     @property
     def ratio(self):
@@ -65,7 +70,9 @@ class Capacity:
 
 
 def class_totals() -> list[Capacity]:
-    """Cloud-wide totals per resource class (2 queries)."""
+    """Cloud-wide totals per resource class, with what of them is on
+    disabled trees (2 queries)."""
+    on_disabled = Q(resource_provider__root_id__in=provider_selectors.disabled_roots())
     inv = (
         Inventory.objects.values("resource_class__name")
         .annotate(
@@ -74,21 +81,25 @@ def class_totals() -> list[Capacity]:
             capacity=Sum(capacity_expression()),
             ratio_min=Min("allocation_ratio"),
             ratio_max=Max("allocation_ratio"),
+            disabled_capacity=Sum(capacity_expression(), filter=on_disabled),
         )
         .order_by("resource_class__name")
     )
-    used = dict(
-        Allocation.objects.values("resource_class__name").annotate(u=Sum("used"))
-        .order_by().values_list("resource_class__name", "u")
-    )
-    rows = [
-        Capacity(r["resource_class__name"], r["sum_total"], r["sum_reserved"],
-                 used.pop(r["resource_class__name"], 0) or 0, int(r["capacity"] or 0),
-                 r["ratio_min"], r["ratio_max"])
-        for r in inv
-    ]
+    used = {
+        rc: (u, disabled) for rc, u, disabled in
+        Allocation.objects.values("resource_class__name")
+        .annotate(u=Sum("used"), disabled=Sum("used", filter=on_disabled))
+        .order_by().values_list("resource_class__name", "u", "disabled")
+    }
+    rows = []
+    for r in inv:
+        u, disabled_u = used.pop(r["resource_class__name"], (0, 0))
+        rows.append(Capacity(
+            r["resource_class__name"], r["sum_total"], r["sum_reserved"], u or 0,
+            int(r["capacity"] or 0), r["ratio_min"], r["ratio_max"],
+            disabled_capacity=int(r["disabled_capacity"] or 0), disabled_used=disabled_u or 0))
     # Allocations of a class nobody has inventory of any more.
-    rows += [Capacity(name, 0, 0, u, 0) for name, u in sorted(used.items())]
+    rows += [Capacity(name, 0, 0, u, 0) for name, (u, _) in sorted(used.items())]
     return rows
 
 
@@ -202,6 +213,17 @@ def provider_consumers(provider: ResourceProvider, limit=200):
     return list(by_consumer.values())[:limit], len(by_consumer) > limit
 
 
+def provider_consumer_rows(provider: ResourceProvider):
+    """Every allocation on the provider as (consumer uuid, project, user,
+    consumer type, class, used) rows, by consumer, streamed (the CSV)."""
+    return (Allocation.objects.filter(resource_provider=provider)
+            .order_by("consumer__uuid", "resource_class__name")
+            .values_list("consumer__uuid", "consumer__project__external_id",
+                         "consumer__user__external_id", "consumer__consumer_type__name",
+                         "resource_class__name", "used")
+            .iterator(chunk_size=2000))
+
+
 def consumer_allocations(consumer: Consumer):
     return list(Allocation.objects.filter(consumer=consumer)
                 .select_related("resource_provider", "resource_class")
@@ -254,7 +276,7 @@ def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree
         trees = [t for t in trees
                  if any(needle in n.name.lower() or needle in n.uuid for n in t)]
     shown = [
-        Tree(root=t[0], nodes=t, totals=_totals(t), consumers=sum(n.consumers for n in t))
+        Tree(root=t[0], nodes=t, totals=_totals(t), consumers=t[0].tree_consumers)
         for t in trees[:limit]
     ]
     return shown, len(trees)
@@ -302,14 +324,14 @@ def project_totals(limit: int | None = 50) -> list[dict]:
     return rows[:limit]
 
 
-DISABLED_TRAIT = "COMPUTE_STATUS_DISABLED"
+DISABLED_TRAIT = provider_selectors.DISABLED_TRAIT
+disabled_among = provider_selectors.disabled_among
 
 
-def disabled_among(provider_ids) -> set[int]:
-    """Which of the providers are marked COMPUTE_STATUS_DISABLED (1 query)."""
-    return set(ProviderTrait.objects.filter(
-        resource_provider_id__in=list(provider_ids), trait__name=DISABLED_TRAIT)
-        .values_list("resource_provider_id", flat=True))
+def disabled_hosts() -> int:
+    """How many trees are disabled (their root carries DISABLED_TRAIT), 1 query."""
+    return ResourceProvider.objects.filter(
+        parent__isnull=True, pk__in=provider_selectors.disabled_roots()).count()
 
 
 # -- The pages' simpler reads, each one or two statements ---------------------
@@ -376,6 +398,12 @@ def consumer_type_names() -> list:
 def consumer(uuid: str):
     return Consumer.objects.select_related("project", "user", "consumer_type").filter(
         uuid=uuid).first()
+
+
+def change_rows(columns, **which):
+    """Every recorded change of a consumer or provider, oldest first, as
+    rows of ``columns`` (streamed: the CSV)."""
+    return history.changes_for(**which).values_list(*columns).iterator(chunk_size=2000)
 
 
 def latest_changes(count: int, **which) -> list:

@@ -118,6 +118,8 @@ def overview(request):
         "chart": selectors.usage_by_class_chart(totals),
         "fullest": selectors.fullest_providers(10),
         "counts": selectors.counts(),
+        "disabled_hosts": selectors.disabled_hosts(),
+        "disabled_trait": selectors.DISABLED_TRAIT,
     }
     context["flavors"], context["headroom"] = selectors.headroom_table()
     context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
@@ -194,11 +196,34 @@ def _more_filters(request, fs):
             for name in MORE_FILTERS for value in request.GET.getlist(name) if value.strip()]
 
 
+def _history_csv(filename, **which):
+    """Every recorded change of a consumer or provider (not the page's latest 50)."""
+    columns = ["created_at", "consumer_uuid", "provider_uuid", "resource_class",
+               "amount_before", "amount_after", "consumer_generation", "request_id",
+               "global_request_id", "user_id", "project_id", "microversion", "source",
+               "owner_change"]
+    return _csv(filename, columns, ([moment.isoformat(), *rest]
+                                    for moment, *rest in selectors.change_rows(columns, **which)))
+
+
+def _provider_csv(rp, table):
+    if table == "consumers":
+        return _csv(f"provider-{rp.uuid}-consumers.csv",
+                    ["consumer_uuid", "project_id", "user_id", "consumer_type",
+                     "resource_class", "used"],
+                    selectors.provider_consumer_rows(rp))
+    if table == "history":
+        return _history_csv(f"provider-{rp.uuid}-history.csv", provider=rp.uuid)
+    raise Http404(f"no table {table!r} on this page")
+
+
 @staff_required
 def provider_detail(request, uuid):
     rp = selectors.provider(uuid)
     if rp is None:
         raise Http404("no such resource provider")
+    if _wants_csv(request):
+        return _provider_csv(rp, request.GET.get("table", ""))
     aggregates = selectors.provider_aggregates(rp)
     consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
@@ -213,6 +238,10 @@ def provider_detail(request, uuid):
         "trees_served": selectors.trees_served(rp, traits, [a.pk for a in aggregates]),
         "capacities": selectors.capacities([rp.pk]).get(rp.pk, []),
         "traits": traits,
+        # The tree's root carries the trait (a root's traits are at hand).
+        "disabled": selectors.DISABLED_TRAIT in traits if rp.parent_id is None
+        else bool(selectors.disabled_among([rp.pk])),
+        "disabled_trait": selectors.DISABLED_TRAIT,
         "aggregates": aggregates,
         "sharing": selectors.sharing_providers(rp, tree_aggregates),
         "consumers": consumers, "consumers_truncated": truncated,
@@ -277,6 +306,16 @@ def consumer_detail(request, uuid):
     consumer = selectors.consumer(uuid)
     if consumer is None:
         raise Http404("no such consumer")
+    if _wants_csv(request):
+        table = request.GET.get("table", "")
+        if table == "history":
+            return _history_csv(f"consumer-{consumer.uuid}-history.csv", consumer=consumer.uuid)
+        if table != "allocations":
+            raise Http404(f"no table {table!r} on this page")
+        return _csv(f"consumer-{consumer.uuid}-allocations.csv",
+                    ["provider_uuid", "provider_name", "resource_class", "used"],
+                    ([a.resource_provider.uuid, a.resource_provider.name, a.resource_class.name,
+                      a.used] for a in selectors.consumer_allocations(consumer)))
     return render(request, "console/consumer_detail.html", {
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
         **_history(consumer=consumer.uuid)})
@@ -320,6 +359,12 @@ def usage(request):
         problem, days = "Days must be a whole number of at least 1.", 7
     since = timezone.now() - timezone.timedelta(days=days)
     series = selectors.usage_series(aggregate, since)
+    if _wants_csv(request):
+        return _csv("usage.csv", ["taken_at", "aggregate_uuid", "resource_class", "capacity",
+                                  "used"],
+                    ([taken_at.isoformat(), aggregate, rc, capacity, used]
+                     for rc, samples in sorted(series.items())
+                     for taken_at, capacity, used in samples))
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
         "aggregates": selectors.snapshot_aggregates(), "aggregate": aggregate, "days": days,

@@ -12,10 +12,12 @@ code 2, in both modes.
 import io
 import json
 import sys
+import uuid
 
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 
 from maintenance.dump import DumpError
+from placement_site import request_scope
 from placement_site.errors import PlacementError
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -45,8 +47,13 @@ class MaintenanceCommand(BaseCommand):
         real = self.stdout
         if as_json:
             self.stdout = OutputWrapper(io.StringIO())
+        # What the command writes is recorded in the allocation history under
+        # its name (load_json and import_upstream bind their own).
+        caller = request_scope.Caller(request_id=f"req-{uuid.uuid4()}",
+                                      source=self.__module__.rsplit(".", 1)[-1])
         try:
-            code = self.run(**options)
+            with request_scope.bound(caller):
+                code = self.run(**options)
         except (DumpError, OSError, ValueError) as exc:
             raise CommandError(str(exc), returncode=EXIT_ERROR)
         except PlacementError as exc:

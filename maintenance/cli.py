@@ -1,11 +1,15 @@
-"""The console scripts deployment tools call, with upstream's names:
+"""The console scripts of an installed copy, with upstream's names:
 
-``placement-manage [--config-file F] db sync | db version | db online_data_migrations``
+``placement-manage [--config-file F] db sync | db version | db stamp VERSION |
+db online_data_migrations``
+``placement-manage [--config-file F] COMMAND [options]``: every operator
+command (audit, heal, explain, headroom, flavors, history, ... : ``COMMANDS``)
 ``placement-status [--config-file F] upgrade check [--json]``
 
 Both set up Django (settings from placement.conf, OS_* and PLACEMENT_*
 variables, placement_site/config.py) and run this project's management
-commands and checks.  Exit codes follow upstream's tools.
+commands and checks.  The ``db`` and ``upgrade`` exit codes follow upstream's
+tools; the operator commands' are theirs (0 done, 1 problems found, 2 error).
 """
 import argparse
 import io
@@ -14,6 +18,26 @@ import os
 import sys
 
 RESULTS = {0: "Success", 1: "Warning", 2: "Failure"}
+
+# placement-manage NAME -> (the management command it runs, what it is for).
+COMMANDS = {
+    "audit": ("audit_allocations", "find (and with --fix repair) suspicious allocation data"),
+    "heal": ("heal_consumers", "give consumers with the incomplete project/user real ids"),
+    "explain": ("explain_candidates", "why a GET /allocation_candidates query finds what it finds"),
+    "headroom": ("headroom", "how many more of each flavor fit"),
+    "flavors": ("flavors", "list, store and delete the flavors headroom counts"),
+    "history": ("allocation_history", "a consumer's or a provider's allocation changes"),
+    "prune-history": ("prune_allocation_history", "drop allocation history past its retention"),
+    "snapshot": ("take_usage_snapshot", "record capacity and usage now (for cron)"),
+    "tree": ("provider_tree", "print provider trees"),
+    "export": ("export_json", "write all placement data as portable JSON"),
+    "load": ("load_json", "load an export into this database"),
+    "import-upstream": ("import_upstream", "copy an upstream Placement database into this one"),
+    "sync-catalog": ("sync_catalog", "add the os-traits/os-resource-classes names missing here"),
+    "policy": ("policy_show", "print the effective policy rules"),
+    "create-user": ("createsuperuser", "create a console (and admin) user"),
+    "set-password": ("changepassword", "set a console user's password"),
+}
 
 
 def _setup(config_files):
@@ -37,6 +61,16 @@ def _parser(prog):
 # --- placement-manage -------------------------------------------------------
 
 
+def _say_database():
+    """Which database the command works on, on stderr (stdout is for tools)."""
+    from django.conf import settings
+
+    from placement_site.state import describe_database
+
+    print(f"placement-manage: database {describe_database(settings.DATABASES['default'])}",
+          file=sys.stderr)
+
+
 def _db_sync(args):
     from django.core.management import call_command
 
@@ -57,6 +91,29 @@ def _db_version(args):
     return 0
 
 
+def _db_stamp(args):
+    """Record the schema as being at VERSION without running anything (for a
+    database whose schema was made by other means): ``head`` marks every
+    migration applied; ``APP.MIGRATION`` (as ``db version`` prints it) marks
+    that one and the ones it depends on."""
+    from django.core.management import call_command
+    from django.db.migrations.loader import MigrationLoader
+
+    from django.db import connection
+
+    if args.version == "head":
+        call_command("migrate", fake=True, interactive=False, verbosity=0)
+        return _db_version(args)
+    app, _, name = args.version.partition(".")
+    loader = MigrationLoader(connection, ignore_no_migrations=True)
+    if (app, name) not in loader.disk_migrations:
+        print(f"placement-manage: no migration {args.version!r} (give 'head' or "
+              "APP.MIGRATION as `db version` prints it)", file=sys.stderr)
+        return 2
+    call_command("migrate", app, name, fake=True, interactive=False, verbosity=0)
+    return _db_version(args)
+
+
 def _db_online_data_migrations(args):
     # Every data change ships inside the schema migrations `db sync` runs;
     # there is nothing left to do online.  The empty summary keeps the
@@ -71,19 +128,82 @@ def _db_online_data_migrations(args):
     return 0
 
 
+def _config_files(argv):
+    """The ``--config-file`` values anywhere in ``argv`` (before ``--``)."""
+    files = []
+    for i, word in enumerate(argv):
+        if word == "--":
+            break
+        if word == "--config-file" and i + 1 < len(argv):
+            files.append(argv[i + 1])
+        elif word.startswith("--config-file="):
+            files.append(word.split("=", 1)[1])
+    return files
+
+
+def _command_name(argv):
+    """(position, word): the first word of ``argv`` that is neither an option
+    nor its value; (None, None) when there is none."""
+    skip = False
+    for i, word in enumerate(argv):
+        if skip:
+            skip = False
+        elif word == "--config-file":
+            skip = True
+        elif not word.startswith("-"):
+            return i, word
+    return None, None
+
+
+def _run_command(position, name, argv):
+    """``placement-manage NAME ...``: the management command, parsed by its
+    own parser (``--help``), with ``--config-file`` accepted there too."""
+    _setup(_config_files(argv))
+    from django.core.management import get_commands, load_command_class
+
+    django_name, _about = COMMANDS[name]
+    command = load_command_class(get_commands()[django_name], django_name)
+    own_parser = command.create_parser
+
+    def create_parser(prog_name, subcommand, **kwargs):
+        parser = own_parser(prog_name, subcommand, **kwargs)
+        parser.add_argument("--config-file", action="append", default=[],
+                            help="placement.conf to read instead of "
+                                 "$OS_PLACEMENT_CONFIG_DIR/placement.conf (repeatable)")
+        return parser
+
+    command.create_parser = create_parser
+    rest = argv[:position] + argv[position + 1:]
+    # run_from_argv exits non-zero itself on a CommandError (one line on stderr).
+    command.run_from_argv(["placement-manage", name, *rest])
+    return 0
+
+
 def manage(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    position, name = _command_name(argv)
+    if name in COMMANDS:
+        return _run_command(position, name, argv)
     parser = _parser("placement-manage")
-    commands = parser.add_subparsers(dest="category", required=True)
+    parser.epilog = "operator commands (placement-manage COMMAND --help for each):\n" + "\n".join(
+        f"  {n:<16} {about}" for n, (_cmd, about) in COMMANDS.items())
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    commands = parser.add_subparsers(dest="category", required=True,
+                                     metavar="{db," + ",".join(COMMANDS) + "}")
     db = commands.add_parser("db", help="database schema").add_subparsers(
         dest="action", required=True)
     db.add_parser("sync", help="create or upgrade the schema").set_defaults(run=_db_sync)
     db.add_parser("version", help="print the last applied migration").set_defaults(
         run=_db_version)
+    stamp = db.add_parser("stamp", help="record the schema as at VERSION without migrating")
+    stamp.add_argument("version", help="'head', or APP.MIGRATION as `db version` prints it")
+    stamp.set_defaults(run=_db_stamp)
     online = db.add_parser("online_data_migrations", help="run online data migrations")
     online.add_argument("--max-count", type=int, default=None)
     online.set_defaults(run=_db_online_data_migrations)
     args = parser.parse_args(argv)
     _setup(args.config_file)
+    _say_database()
     try:
         return args.run(args)
     except Exception as exc:  # the tool's contract: one line, exit 1

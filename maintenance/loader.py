@@ -12,12 +12,16 @@ thousands of providers is far too slow.  So :func:`bulk_load` writes with
 """
 from __future__ import annotations
 
+import uuid
+
 from django.db import transaction
 
+from allocations import history
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpError
 from maintenance.validation import MAX_SHOWN, dump_problems
 from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from placement_site import request_scope
 from resource_classes.models import ResourceClass, Trait
 
 
@@ -25,14 +29,17 @@ class DryRunRollback(Exception):
     """Raised inside a transaction to undo a dry run's writes."""
 
 
-def load_data(data: dict, *, dry_run: bool = False) -> dict[str, dict[str, int]]:
+def load_data(data: dict, *, dry_run: bool = False,
+              source: str = "load_json") -> dict[str, dict[str, int]]:
     """Make the database hold what ``data`` describes; safe to run again.
 
     Rows are matched by uuid or name.  Providers and consumers present in
     the dump get exactly the dump's inventories, traits, aggregates and
     allocations (generations included); rows not in the dump are left
     alone.  Allocations are copied as they are: no capacity check (run
-    ``audit_allocations`` afterwards).  Returns per kind
+    ``audit_allocations`` afterwards); each amount that changed is recorded
+    in the allocation history under ``source`` (the command's name), so a
+    first load leaves every consumer's starting record.  Returns per kind
     ``{"total": n, "created": n, "updated": n}``.
     """
     if not isinstance(data, dict) or data.get("format") != DUMP_FORMAT:
@@ -52,7 +59,8 @@ def load_data(data: dict, *, dry_run: bool = False) -> dict[str, dict[str, int]]
         )
     counts: dict[str, dict[str, int]] = {}
     try:
-        with transaction.atomic():
+        caller = request_scope.Caller(request_id=f"req-{uuid.uuid4()}", source=source)
+        with transaction.atomic(), request_scope.bound(caller):
             counts = bulk_load(data)
             if dry_run:
                 raise DryRunRollback
@@ -248,6 +256,7 @@ def _load_consumers(consumers, pks, provider_pk, count):
                                          "generation"], batch_size=500)
     count("consumers", len(consumers), len(new_c), len(upd_c))
     c_pk = dict(Consumer.objects.filter(uuid__in=cuuids).values_list("uuid", "pk"))
+    before = history.snapshot(c_pk.values())
     want_a = {}
     for c in consumers:
         for a in c.get("allocations", []):
@@ -267,4 +276,7 @@ def _load_consumers(consumers, pks, provider_pk, count):
             upd_a.append(a)
     Allocation.objects.bulk_create(new_a, batch_size=500)
     Allocation.objects.bulk_update(upd_a, ["used"], batch_size=500)
+    if before is not None:
+        history.record(before, history.snapshot(c_pk.values()) or {},
+                       {c["uuid"]: c.get("generation", 0) for c in consumers})
     count("allocations", len(want_a), len(new_a), len(upd_a))

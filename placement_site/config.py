@@ -53,6 +53,31 @@ OPTIONS = [
      "PLACEMENT_CORS_ALLOWED_ORIGINS", "PLACEMENT_CORS_ALLOWED_ORIGINS"),
     ("cors", cfg.ListOpt("allow_headers", default=[]),
      "PLACEMENT_CORS_ALLOW_HEADERS", "PLACEMENT_CORS_ALLOW_HEADERS"),
+    # --- Deployment from the package (state, logging, proxies, CORS) ------
+    # Where an installed copy writes (placement_site/state.py).
+    ("placement", cfg.StrOpt("state_path"), "PLACEMENT_STATE_PATH", "PLACEMENT_STATE_PATH"),
+    ("placement", cfg.StrOpt("static_root"), "PLACEMENT_STATIC_ROOT", "PLACEMENT_STATIC_ROOT"),
+    # Upstream's logging options (placement_site/logsetup.py).
+    ("DEFAULT", cfg.BoolOpt("debug", default=False), None, "LOG_DEBUG"),
+    ("DEFAULT", cfg.StrOpt("log_file"), None, "LOG_FILE"),
+    ("DEFAULT", cfg.StrOpt("log_dir"), None, "LOG_DIR"),
+    ("DEFAULT", cfg.BoolOpt("use_json", default=False), None, "LOG_USE_JSON"),
+    ("DEFAULT", cfg.BoolOpt("use_syslog", default=False), None, "LOG_USE_SYSLOG"),
+    ("DEFAULT", cfg.StrOpt("syslog_log_facility", default="LOG_USER"), None,
+     "LOG_SYSLOG_FACILITY"),
+    ("DEFAULT", cfg.StrOpt("log_config_append"), None, "LOG_CONFIG_APPEND"),
+    # X-Forwarded-* / Forwarded from a trusted proxy (placement_site/proxy.py).
+    ("oslo_middleware", cfg.BoolOpt("enable_proxy_headers_parsing", default=False),
+     "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING", "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"),
+    # The rest of oslo.middleware's [cors] options (placement_site/cors.py).
+    ("cors", cfg.ListOpt("allow_methods", default=["GET", "PUT", "POST", "DELETE", "PATCH"]),
+     "PLACEMENT_CORS_ALLOW_METHODS", "PLACEMENT_CORS_ALLOW_METHODS"),
+    ("cors", cfg.ListOpt("expose_headers", default=[]),
+     "PLACEMENT_CORS_EXPOSE_HEADERS", "PLACEMENT_CORS_EXPOSE_HEADERS"),
+    ("cors", cfg.IntOpt("max_age", default=3600, min=0),
+     "PLACEMENT_CORS_MAX_AGE", "PLACEMENT_CORS_MAX_AGE"),
+    ("cors", cfg.BoolOpt("allow_credentials", default=True),
+     "PLACEMENT_CORS_ALLOW_CREDENTIALS", "PLACEMENT_CORS_ALLOW_CREDENTIALS"),
 ]
 
 # Settings that only have a PLACEMENT_* spelling: (variable, option, settings name).
@@ -162,7 +187,7 @@ def build_conf(files, use_env):
     """
     conf = cfg.ConfigOpts()
     for group, opt, _variable, _name in OPTIONS:
-        conf.register_opt(opt, group=group)
+        conf.register_opt(opt, group=None if group == "DEFAULT" else group)
     try:
         conf(args=[], project="placement", default_config_files=files,
              default_config_dirs=[], validate_default_values=True,
@@ -191,7 +216,7 @@ def load(environ=None):
             values[name] = parse(opt, raw, spelling)
             continue
         try:
-            values[name] = getattr(getattr(conf, group), opt.dest)
+            values[name] = getattr(conf if group == "DEFAULT" else getattr(conf, group), opt.dest)
         except (ValueError, cfg.Error) as exc:
             raise ConfigError(
                 f"invalid value for [{group}] {opt.dest}: "

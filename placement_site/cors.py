@@ -12,8 +12,13 @@ Off unless ``PLACEMENT_CORS_ALLOWED_ORIGINS`` lists origins; then:
   response.
 
 With CORS off nothing is added, and ``OPTIONS /`` stays a 405.
-``PLACEMENT_CORS_ALLOW_HEADERS`` replaces the default list of request
-headers a preflight may ask for.
+The rest of oslo.middleware's ``[cors]`` options (each also
+``PLACEMENT_CORS_*``): ``allow_headers`` replaces the default list of request
+headers a preflight may ask for, ``allow_methods`` the methods it may ask
+for, ``expose_headers`` the response headers a page's script may read;
+``max_age`` is how long a browser may keep a preflight's answer (0: no
+``Access-Control-Max-Age``), and ``allow_credentials`` false leaves out
+``Access-Control-Allow-Credentials`` (no cookies or auth headers sent).
 """
 from django.conf import settings
 from django.http import HttpResponse
@@ -28,12 +33,12 @@ DEFAULT_ALLOW_HEADERS = (
     "X-Tenant-Id",
     "OpenStack-API-Version",
 )
-EXPOSE_HEADERS = DEFAULT_ALLOW_HEADERS
-ALLOW_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
+DEFAULT_EXPOSE_HEADERS = DEFAULT_ALLOW_HEADERS
+DEFAULT_ALLOW_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
 # Headers any cross-origin request may send without being listed.
 SIMPLE_HEADERS = ("cache-control", "content-language", "content-type", "expires",
                   "last-modified", "pragma")
-MAX_AGE = 3600
+DEFAULT_MAX_AGE = 3600
 
 
 def _origins():
@@ -42,6 +47,20 @@ def _origins():
 
 def _allow_headers():
     return list(getattr(settings, "PLACEMENT_CORS_ALLOW_HEADERS", []) or DEFAULT_ALLOW_HEADERS)
+
+
+def _allow_methods():
+    return list(getattr(settings, "PLACEMENT_CORS_ALLOW_METHODS", None) or DEFAULT_ALLOW_METHODS)
+
+
+def _expose_headers():
+    return list(getattr(settings, "PLACEMENT_CORS_EXPOSE_HEADERS", None)
+                or DEFAULT_EXPOSE_HEADERS)
+
+
+def _credentials(response):
+    if getattr(settings, "PLACEMENT_CORS_ALLOW_CREDENTIALS", True):
+        response["Access-Control-Allow-Credentials"] = "true"
 
 
 def _split(value):
@@ -66,16 +85,18 @@ def preflight_response(request):
     response = HttpResponse(status=200)
     origin = request.headers.get("Origin", "")
     method = request.headers.get("Access-Control-Request-Method", "").strip().upper()
-    if not _origin_allowed(origin) or method not in ALLOW_METHODS:
+    if not _origin_allowed(origin) or method not in _allow_methods():
         return response
     requested = _split(request.headers.get("Access-Control-Request-Headers"))
     allowed = {h.lower() for h in _allow_headers()} | set(SIMPLE_HEADERS)
     if any(h.lower() not in allowed for h in requested):
         return response
     response["Access-Control-Allow-Origin"] = origin
-    response["Access-Control-Allow-Credentials"] = "true"
+    _credentials(response)
     response["Access-Control-Allow-Methods"] = method
-    response["Access-Control-Max-Age"] = str(MAX_AGE)
+    max_age = getattr(settings, "PLACEMENT_CORS_MAX_AGE", DEFAULT_MAX_AGE)
+    if max_age:
+        response["Access-Control-Max-Age"] = str(max_age)
     if requested:
         response["Access-Control-Allow-Headers"] = ",".join(requested)
     _add_vary(response, "Origin")
@@ -101,7 +122,7 @@ class CORSMiddleware:
         response = self.get_response(request)
         if origin and _origin_allowed(origin):
             response["Access-Control-Allow-Origin"] = origin
-            response["Access-Control-Allow-Credentials"] = "true"
-            response["Access-Control-Expose-Headers"] = ",".join(EXPOSE_HEADERS)
+            _credentials(response)
+            response["Access-Control-Expose-Headers"] = ",".join(_expose_headers())
             _add_vary(response, "Origin")
         return response

@@ -28,6 +28,17 @@ class Caller:
 _current = ContextVar("placement_caller", default=None)
 
 
+def _source(request) -> str:
+    """The API write a request is, as the history names it (``api`` for
+    anything else): the method and the route without its uuid."""
+    method, path = request.method, request.path_info
+    if path.startswith("/allocations/") and method in ("PUT", "DELETE"):
+        return f"{method} /allocations"
+    if path in ("/allocations", "/reshaper") and method == "POST":
+        return f"POST {path}"
+    return "api"
+
+
 def from_request(request):
     """The caller of an API request the edge has authenticated and negotiated."""
     context = getattr(request, "placement_context", None)
@@ -40,6 +51,7 @@ def from_request(request):
         user_id=(context.user_id or "") if context else "",
         project_id=(context.project_id or "") if context else "",
         microversion=str(version) if version is not None else "",
+        source=_source(request),
     )
 
 
@@ -59,6 +71,18 @@ def current() -> Caller:
     if isinstance(value, Caller):
         return value
     return from_request(value)
+
+
+def bound_ids():
+    """(request id, global request id) of what is bound now, ("", "") when
+    nothing is; for log lines, which must not invent an id."""
+    value = _current.get()
+    if value is None:
+        return "", ""
+    if isinstance(value, Caller):
+        return value.request_id, value.global_request_id
+    return (getattr(value, "placement_request_id", "") or "",
+            getattr(value, "placement_global_request_id", "") or "")
 
 
 @contextlib.contextmanager

@@ -64,4 +64,7 @@ def log_request(request, response):
         response.status_code,
         response_length(response),
         str(version) if version else "-",
+        # Fields of their own in JSON log lines (placement_site/logsetup.py).
+        extra={"request_id": request.placement_request_id,
+               "global_request_id": request.placement_global_request_id or ""},
     )

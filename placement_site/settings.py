@@ -4,10 +4,9 @@ Everything an operator sets comes from environment variables; the names are
 a contract with the tools in ../shared (see DESIGN.md section 5).
 """
 import os
-import sys
 from pathlib import Path
 
-from placement_site import config
+from placement_site import config, logsetup, state
 from placement_site.database import database_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -22,8 +21,13 @@ def env_list(name):
 # manage.py command) with one line naming the setting and what it accepts.
 try:
     _CONFIG, PLACEMENT_OSLO_CONF = config.load()
+    LOGGING = logsetup.build(_CONFIG)
 except config.ConfigError as exc:
     raise SystemExit(f"placement: {exc}")
+LOGGING_CONFIG = "placement_site.logsetup.configure"
+
+# Where this copy writes (placement_site/state.py): never inside the package.
+PLACEMENT_STATE_PATH = state.state_path(_CONFIG["PLACEMENT_STATE_PATH"], BASE_DIR, os.environ)
 
 DEVELOPMENT_SECRET_KEY = "placement-insecure-development-key-change-me"
 SECRET_KEY = os.environ.get("PLACEMENT_SECRET_KEY") or DEVELOPMENT_SECRET_KEY
@@ -106,8 +110,9 @@ WSGI_APPLICATION = "placement_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # The source tree's templates, or where `pip install .` puts them.
-        "DIRS": [BASE_DIR / "templates", Path(sys.prefix) / "share" / "placement" / "templates"],
+        # Every template lives in an app (the console's pages and the 404/500
+        # pages in console/templates), so an installed copy has them too.
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -121,11 +126,14 @@ TEMPLATES = [
 
 # DATABASE_URL wins over [placement_database] connection (and its
 # OS_PLACEMENT_DATABASE__CONNECTION override).
-DATABASE_URL = (
-    os.environ.get("DATABASE_URL")
-    or _CONFIG["DATABASE_CONNECTION"]
-    or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
-)
+DATABASE_URL = os.environ.get("DATABASE_URL") or _CONFIG["DATABASE_CONNECTION"]
+if not DATABASE_URL:
+    # No database configured: SQLite in the state directory.
+    try:
+        state.ensure_directory(PLACEMENT_STATE_PATH, "state directory ([placement] state_path)")
+    except ValueError as exc:
+        raise SystemExit(f"placement: {exc}")
+    DATABASE_URL = f"sqlite:///{PLACEMENT_STATE_PATH / state.SQLITE_NAME}"
 _db = database_settings(DATABASE_URL, conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"])
 DATABASES = {"default": _db}
 # How long a starting server waits for an unreachable database before it
@@ -139,9 +147,11 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "static_collected"
-# WhiteNoise: `collectstatic` writes compressed copies (gzip, brotli when
-# installed) to STATIC_ROOT; without it files are served from the apps.
+# WhiteNoise serves the files from the installed apps as they are; after
+# `collectstatic` (optional) compressed copies (gzip, brotli when installed)
+# from STATIC_ROOT: [placement] static_root, default <state_path>/static.
+STATIC_ROOT = Path(os.path.abspath(os.path.expanduser(
+    _CONFIG["PLACEMENT_STATIC_ROOT"] or PLACEMENT_STATE_PATH / "static")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -149,18 +159,8 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_MAX_AGE = 3600
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"escape": {"()": "placement_site.requestlog.EscapeControlCharacters"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["escape"]}},
-    "root": {"handlers": ["console"], "level": _CONFIG["PLACEMENT_LOG_LEVEL"]},
-    "loggers": {
-        "django.request": {"level": "ERROR"},
-        # One line per API request (placement_site/requestlog.py).
-        "placement.requestlog": {"level": _CONFIG["PLACEMENT_REQUEST_LOG_LEVEL"]},
-    },
-}
+# LOGGING: built above from [DEFAULT] debug, log_file, log_dir, use_json, use_syslog,
+# log_config_append and PLACEMENT_LOG_LEVEL (placement_site/logsetup.py).
 
 REST_FRAMEWORK = {
     # Authentication and policy are done by the placement edge and by
@@ -204,6 +204,13 @@ PLACEMENT_ENFORCE_SCOPE = _CONFIG["PLACEMENT_ENFORCE_SCOPE"]
 PLACEMENT_POLICY_FILE = _CONFIG["PLACEMENT_POLICY_FILE"]
 PLACEMENT_CORS_ALLOWED_ORIGINS = _CONFIG["PLACEMENT_CORS_ALLOWED_ORIGINS"]
 PLACEMENT_CORS_ALLOW_HEADERS = _CONFIG["PLACEMENT_CORS_ALLOW_HEADERS"]
+PLACEMENT_CORS_ALLOW_METHODS = [m.upper() for m in _CONFIG["PLACEMENT_CORS_ALLOW_METHODS"]]
+PLACEMENT_CORS_EXPOSE_HEADERS = _CONFIG["PLACEMENT_CORS_EXPOSE_HEADERS"]
+PLACEMENT_CORS_MAX_AGE = _CONFIG["PLACEMENT_CORS_MAX_AGE"]
+PLACEMENT_CORS_ALLOW_CREDENTIALS = _CONFIG["PLACEMENT_CORS_ALLOW_CREDENTIALS"]
+# Rewrite scheme, host and script prefix from X-Forwarded-* / Forwarded
+# (placement_site/proxy.py, applied in wsgi.py).
+PLACEMENT_ENABLE_PROXY_HEADERS_PARSING = _CONFIG["PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"]
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES"]
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_MAX_ALLOCATION_CANDIDATES"]
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = _CONFIG["PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"]

@@ -23,6 +23,12 @@ elif settings.PLACEMENT_AUTH_STRATEGY != "noauth2":
         "use 'keystone' or 'noauth2'"
     )
 
+# Behind a proxy: X-Forwarded-* / Forwarded, when the operator trusts them
+# (placement_site/proxy.py). Outermost, so keystonemiddleware sees them too.
+from placement_site import proxy as _proxy  # noqa: E402
+
+application = _proxy.wrap(application)
+
 # Refuse to serve without a database: retry for PLACEMENT_DB_STARTUP_WAIT
 # seconds, then exit non-zero.  Exit status 3 is gunicorn's "worker failed
 # to boot", on which the whole server stops instead of re-forking workers
@@ -32,6 +38,11 @@ import sys  # noqa: E402
 
 from placement_site import database as _database  # noqa: E402
 
+from placement_site import state as _state  # noqa: E402
+
+logging.getLogger("placement.startup").info(
+    "placement: database %s; state directory %s",
+    _state.describe_database(settings.DATABASES["default"]), settings.PLACEMENT_STATE_PATH)
 try:
     _database.wait_for_database(settings.PLACEMENT_DB_STARTUP_WAIT,
                                 log=logging.getLogger("placement.startup"))

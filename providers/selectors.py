@@ -346,3 +346,26 @@ __all__ = [
     "providers_filter",
     "providers_list",
 ]
+
+
+# --- disabled hosts -----------------------------------------------------------
+
+# The one rule for a disabled host, everywhere (headroom, the console,
+# provider_tree, explain): Nova puts COMPUTE_STATUS_DISABLED on a disabled
+# compute node's root provider and asks for candidates with
+# ``root_required=!COMPUTE_STATUS_DISABLED``, so the whole tree is out.
+DISABLED_TRAIT = "COMPUTE_STATUS_DISABLED"
+
+
+def disabled_among(provider_ids) -> set[int]:
+    """Which of the providers are in a disabled tree (their root carries
+    :data:`DISABLED_TRAIT`), 1 query."""
+    return set(ResourceProvider.objects.filter(
+        pk__in=list(provider_ids), root__providertrait__trait__name=DISABLED_TRAIT)
+        .values_list("pk", flat=True))
+
+
+def disabled_roots():
+    """A queryset of the roots carrying :data:`DISABLED_TRAIT` (for subqueries)."""
+    return ProviderTrait.objects.filter(trait__name=DISABLED_TRAIT).values(
+        "resource_provider_id")

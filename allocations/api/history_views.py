@@ -1,9 +1,10 @@
 """GET /history/consumers/{uuid} and /history/providers/{uuid}: the allocation history.
 
 Outside the Placement API's namespace (no microversion; the edge leaves
-``/history/`` alone) and for admins only: the records name every caller's
-user and project.  Authentication is the API's own (noauth2 token or
-keystone headers); errors use Placement's error body.  ``?since=`` takes an
+``/history/`` alone), behind the API's authentication (noauth2 token or
+keystone headers) and the ``placement:history:list`` policy rule (default:
+admin or service: the records name every caller's user and project);
+errors use Placement's error body.  ``?since=`` takes an
 ISO 8601 date or date-time.
 """
 import json
@@ -13,6 +14,7 @@ from django.views.decorators.http import require_GET
 
 from allocations import history
 from placement_site import edge, errors
+from placement_site.policy import authorize
 from placement_site.uuids import normalize_uuid
 
 
@@ -31,8 +33,8 @@ def _history(request, *, kind, uuid):
         context = edge.authenticate(request)
         if context is None:
             raise errors.Unauthorized("The request you have made requires authentication.")
-        if not context.is_admin:
-            raise errors.Forbidden("The allocation history is for administrators only.")
+        request.placement_context = context
+        authorize(request, "placement:history:list")
         value = normalize_uuid(uuid)
         if value is None:
             raise errors.NotFound(f"No such {kind}: {uuid}")

@@ -6,9 +6,10 @@ microversion's JSON Schema, then the grammar), the search done by
 
 ``/explain?<allocation-candidates query>``: why that query finds what it
 finds. Outside the Placement API's namespace (no microversion; the edge
-leaves ``/explain`` alone) and for admins only: it names every provider of
-the cloud with its usage. Authentication is the API's own (noauth2 token or
-keystone headers); a bad query is a 400 in Placement's error body with the
+leaves ``/explain`` alone), behind the API's authentication (noauth2 token
+or keystone headers) and the ``placement:explain`` policy rule (default:
+admin or service: it names every provider of the cloud with its usage); a
+bad query is a 400 in Placement's error body with the
 words ``GET /allocation_candidates`` would use. The body is
 :class:`candidates.explain.Explanation` as JSON.
 """
@@ -69,8 +70,8 @@ def explain_view(request):
         context = edge.authenticate(request)
         if context is None:
             raise errors.Unauthorized("The request you have made requires authentication.")
-        if not context.is_admin:
-            raise errors.Forbidden("Explaining candidates is for administrators only.")
+        request.placement_context = context
+        authorize(request, "placement:explain")
         result = explain.explain(query.parse_query(request.META.get("QUERY_STRING", "")))
     except errors.PlacementError as exc:
         return errors.render_error(request, exc)

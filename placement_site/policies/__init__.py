@@ -158,6 +158,15 @@ API_RULE_TABLE = [
     # not upstream: this service's Prometheus endpoint
     ("placement:metrics", ADMIN_OR_SERVICE,
      "Scrape request and capacity metrics.", [("GET", "/metrics")]),
+    # not upstream: why a candidates query finds what it finds (names every
+    # provider with its usage)
+    ("placement:explain", ADMIN_OR_SERVICE,
+     "Explain an allocation-candidates query.", [("GET", "/explain")]),
+    # not upstream: the allocation history (names every caller's user and
+    # project)
+    ("placement:history:list", ADMIN_OR_SERVICE,
+     "List the recorded allocation changes of a consumer or a provider.",
+     [("GET", "/history/consumers/{uuid}"), ("GET", "/history/providers/{uuid}")]),
 ]
 
 API_RULES = [

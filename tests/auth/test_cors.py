@@ -80,3 +80,41 @@ def test_cors_off(api, settings):
     response = api.get("/", headers={"origin": VALID, "access-control-request-method": "GET"})
     assert response.status_code == 200
     assert "access-control-allow-origin" not in response
+
+
+# --- [cors] allow_methods, expose_headers, max_age, allow_credentials --------
+
+
+def test_allow_methods_replaces_the_methods_a_preflight_may_ask_for(api, cors):
+    cors.PLACEMENT_CORS_ALLOW_METHODS = ["GET", "HEAD"]
+    assert preflight(api, VALID, "HEAD")["access-control-allow-methods"] == "HEAD"
+    refused = preflight(api, VALID, "DELETE")
+    assert refused.status_code == 200 and "access-control-allow-origin" not in refused
+
+
+def test_expose_headers_names_what_a_script_may_read(api, cors):
+    cors.PLACEMENT_CORS_EXPOSE_HEADERS = ["X-Openstack-Request-Id", "Location"]
+    response = api.get("/", headers={"origin": VALID})
+    assert response["access-control-expose-headers"] == "X-Openstack-Request-Id,Location"
+
+
+def test_max_age(api, cors):
+    assert preflight(api, VALID)["access-control-max-age"] == "3600"
+    cors.PLACEMENT_CORS_MAX_AGE = 120
+    assert preflight(api, VALID)["access-control-max-age"] == "120"
+    cors.PLACEMENT_CORS_MAX_AGE = 0
+    response = preflight(api, VALID)
+    assert response["access-control-allow-origin"] == VALID
+    assert "access-control-max-age" not in response
+
+
+def test_allow_credentials_false_leaves_the_header_out(api, cors):
+    assert preflight(api, VALID)["access-control-allow-credentials"] == "true"
+    assert api.get("/", headers={"origin": VALID})["access-control-allow-credentials"] == "true"
+    cors.PLACEMENT_CORS_ALLOW_CREDENTIALS = False
+    response = preflight(api, VALID)
+    assert response["access-control-allow-origin"] == VALID
+    assert "access-control-allow-credentials" not in response
+    response = api.get("/", headers={"origin": VALID})
+    assert response["access-control-allow-origin"] == VALID
+    assert "access-control-allow-credentials" not in response

@@ -17,6 +17,8 @@ ALLOWED_SECURE = {
     "placement:allocation_candidates:list": {"admin", "service", "project_admin"},
     "placement:reshaper:reshape": {"service"},
     "placement:metrics": {"admin", "service", "project_admin"},
+    "placement:explain": {"admin", "service", "project_admin"},
+    "placement:history:list": {"admin", "service", "project_admin"},
 }
 ALLOWED_LEGACY = {
     rule: allowed | {"admin", "project_admin"} for rule, allowed in ALLOWED_SECURE.items()
@@ -24,9 +26,10 @@ ALLOWED_LEGACY = {
 
 
 def test_every_upstream_rule_name_is_registered():
-    # Upstream's 33, plus this service's placement:metrics.
-    assert len(policy.RULES) == 34
-    assert len(set(policy.RULES)) == 34
+    # Upstream's 33, plus this service's placement:metrics, placement:explain
+    # and placement:history:list.
+    assert len(policy.RULES) == 36
+    assert len(set(policy.RULES)) == 36
     names = {rule.name for rule in policies.list_rules()}
     assert names == set(policy.RULES) | {
         "admin_api", "service_api", "admin_or_service_api", "project_reader_api",

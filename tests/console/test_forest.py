@@ -95,3 +95,32 @@ def test_disabled_hosts_are_marked_on_the_list_and_their_page(staff, cloud):
     assert listing.count('class="tag disabled"') == 1
     page = staff.get(f"/console/providers/{cloud.cn2.uuid}/").content.decode()
     assert 'class="tag disabled"' in page.split("</h1>")[0]
+
+
+def test_a_tree_counts_each_consumer_once(staff, cloud):
+    """A consumer spanning the root, a NUMA cell and the NIC is one consumer
+    of the tree, and one holding the tree and the sharing pool is one of
+    each tree; checked against a count made from the allocation rows."""
+    from allocations.models import Allocation
+    from console.selectors import forest
+    from tests.factories import AllocationFactory, ConsumerFactory, resource_class
+
+    spanning, shared = ConsumerFactory(), ConsumerFactory()
+    for rp, rc, n in ((cloud.cn1, "MEMORY_MB", 512), (cloud.n0, "PCPU", 1),
+                      (cloud.nic, "NET_BW_EGR_KILOBIT_PER_SEC", 1000)):
+        AllocationFactory(consumer=spanning, resource_provider=rp,
+                          resource_class=resource_class(rc), used=n)
+    AllocationFactory(consumer=shared, resource_provider=cloud.n1,
+                      resource_class=resource_class("PCPU"), used=1)
+    AllocationFactory(consumer=shared, resource_provider=cloud.pool,
+                      resource_class=resource_class("DISK_GB"), used=10)
+    expected = {}
+    for root, consumer in Allocation.objects.values_list(
+            "resource_provider__root__name", "consumer__uuid"):
+        expected.setdefault(root, set()).add(consumer)
+    trees, _ = forest()
+    counted = {t.root.name: t.consumers for t in trees}
+    assert counted == {"cn1": len(expected["cn1"]), "cn2": 0, "pool": 1}
+    assert counted["cn1"] == 4  # the two of the fixture, spanning, shared
+    html = strip_tags(staff.get("/console/forest/").content.decode())
+    assert "4 provider(s), 4 consumer(s)" in html

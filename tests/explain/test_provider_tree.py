@@ -58,7 +58,7 @@ def test_unknown_root_exits_2(forest):
 
 
 def test_bounded_queries(forest, django_assert_max_num_queries):
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         code, out = run("provider_tree", "--format", "json")
     assert code == 0
     nodes = json.loads(out)["resource_providers"]

@@ -38,7 +38,7 @@ def test_put_is_listed_by_the_command(api, provider):
     assert first["user_id"] == "admin" and first["project_id"] == "admin"
     assert first["microversion"] == "1.28"
     assert first["consumer_generation"] == 1
-    assert first["source"] == "api"
+    assert first["source"] == "PUT /allocations"
 
 
 def test_replace_and_delete_record_before_and_after(api, provider, provider2):

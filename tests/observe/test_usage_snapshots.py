@@ -70,7 +70,7 @@ def test_statement_count_does_not_grow(db):
         with CaptureQueriesContext(connection) as ctx:
             snapshots.compute()
         counts.append(len(ctx.captured_queries))
-    assert counts[0] == counts[1] == 3
+    assert counts[0] == counts[1] == 4
 
 
 def test_console_chart_is_inline_svg(cloud):

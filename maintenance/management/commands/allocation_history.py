@@ -43,6 +43,7 @@ class Command(MaintenanceCommand):
                 f"gen {r['consumer_generation']} {r['request_id']} "
                 f"global {r['global_request_id'] or '-'} user {r['user_id'] or '-'} "
                 f"project {r['project_id'] or '-'} mv {r['microversion'] or '-'} ({r['source']})"
+                + (f" owner: {r['owner_change']}" if r["owner_change"] else "")
             )
         if not records:
             self.stdout.write("no recorded changes")

@@ -32,5 +32,5 @@ class Command(MaintenanceCommand):
             raise
         except Exception as exc:  # driver errors: unreachable, missing tables, ...
             raise CommandError(f"cannot read the upstream database: {exc}", returncode=EXIT_ERROR)
-        print_counts(self, load_data(data, dry_run=dry_run), dry_run)
+        print_counts(self, load_data(data, dry_run=dry_run, source="import_upstream"), dry_run)
         return EXIT_OK

@@ -6,13 +6,14 @@ from django.core.management.base import CommandError
 from allocations.selectors import provider_forest
 from maintenance.base import EXIT_ERROR, EXIT_OK, MaintenanceCommand
 from placement_site import errors
+from providers.selectors import DISABLED_TRAIT
 
 
 class Command(MaintenanceCommand):
     own_json = True
     help = (
         "Print every provider of every tree (or of the tree holding --root) with its inventory, "
-        "usage and consumer count: as an indented text tree, as a Graphviz digraph "
+        "usage and consumer count (and disabled hosts, COMPUTE_STATUS_DISABLED on the root, marked): as an indented text tree, as a Graphviz digraph "
         "(`... --format dot | dot -Tsvg > forest.svg`) or as JSON. Exit codes: 0, 2 error."
     )
 
@@ -46,8 +47,16 @@ def _text(nodes) -> str:
         consumers = f"; {n.consumers} consumer{'s' if n.consumers != 1 else ''}" if n.consumers else ""
         served = len(n.shares_with)
         shares = f"; shares with {served} tree{'s' if served != 1 else ''}" if served else ""
-        lines.append(f"{'  ' * n.depth}{n.name} {n.uuid}: {detail}{consumers}{shares}")
+        lines.append(f"{'  ' * n.depth}{n.name} {n.uuid}: {detail}{consumers}{shares}"
+                     + (f"; {_disabled(n)}" if n.disabled else ""))
     return "".join(line + "\n" for line in lines) if lines else "no resource providers\n"
+
+
+def _disabled(node) -> str:
+    """Why the node is out of scheduling, naming the trait (the rule:
+    providers.selectors.DISABLED_TRAIT on the tree's root)."""
+    where = "" if node.depth == 0 else " on its root"
+    return f"disabled ({DISABLED_TRAIT}{where})"
 
 
 def _quote(text: str) -> str:
@@ -61,8 +70,10 @@ def _dot(nodes) -> str:
     for n in nodes:
         label = "\\n".join([n.name.replace("\\", "\\\\").replace('"', '\\"'), n.uuid]
                            + _amounts(n)
-                           + ([f"consumers {n.consumers}"] if n.consumers else []))
-        lines.append(f'  {_quote(n.uuid)} [label="{label}"];')
+                           + ([f"consumers {n.consumers}"] if n.consumers else [])
+                           + ([_disabled(n)] if n.disabled else []))
+        style = ", style=dashed, color=gray50" if n.disabled else ""
+        lines.append(f'  {_quote(n.uuid)} [label="{label}"{style}];')
     for n in nodes:
         if n.parent_uuid:
             lines.append(f"  {_quote(n.parent_uuid)} -> {_quote(n.uuid)};")

@@ -9,15 +9,17 @@ class Command(MaintenanceCommand):
         "RETENTION_DAYS (or --days); 0 keeps everything. Meant for cron. "
         "Exit codes: 0 done, 2 error."
     )
+    dry_run_help = "Count the records a prune would delete; delete nothing."
 
     def add_arguments(self, parser):
         super().add_arguments(parser)
         parser.add_argument("--days", type=int, help="Override the retention (days).")
 
-    def run(self, *, days=None, **options):
+    def run(self, *, days=None, dry_run=False, **options):
         if days is not None and days < 0:
             raise ValueError("--days must be >= 0")
-        deleted = history.prune(days=days)
-        self.report = {"pruned": deleted}
-        self.stdout.write(f"pruned {deleted} allocation history record(s)")
+        deleted = history.prune(days=days, dry_run=dry_run)
+        self.report = {"pruned": deleted, "dry_run": dry_run}
+        verb = "would prune" if dry_run else "pruned"
+        self.stdout.write(f"{verb} {deleted} allocation history record(s)")
         return EXIT_OK

@@ -10,18 +10,41 @@ class Command(MaintenanceCommand):
         "when the last snapshot is younger than PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS "
         "(unless --force), so cron may run it often. Exit codes: 0 done, 2 error."
     )
+    dry_run_help = "Print the rows a snapshot would write and the rows a prune would drop; " \
+        "change nothing."
 
     def add_arguments(self, parser):
         super().add_arguments(parser)
         parser.add_argument("--force", action="store_true", help="Ignore the interval.")
 
-    def run(self, *, force=False, **options):
+    def run(self, *, force=False, dry_run=False, **options):
+        if dry_run:
+            return self._dry_run(force)
         written = snapshots.take(force=force)
         pruned = snapshots.prune()
-        self.report = {"written": written, "pruned": pruned, "skipped": not written}
+        self.report = {"written": written, "pruned": pruned, "skipped": not written,
+                       "dry_run": False}
         if written:
             self.stdout.write(f"snapshot taken: {written} row(s); pruned {pruned} old row(s)")
         else:
             self.stdout.write(f"skipped: last snapshot is younger than the interval; "
                               f"pruned {pruned} old row(s)")
+        return EXIT_OK
+
+    def _dry_run(self, force):
+        rows = snapshots.plan(force=force)
+        pruned = snapshots.prune(dry_run=True)
+        self.report = {
+            "written": len(rows), "pruned": pruned, "skipped": not rows, "dry_run": True,
+            "rows": [{"aggregate_uuid": r.aggregate_uuid, "resource_class": r.resource_class,
+                      "capacity": r.capacity, "used": r.used} for r in rows],
+        }
+        if rows:
+            self.stdout.write(f"would write {len(rows)} row(s); would prune {pruned} old row(s)")
+            for r in rows:
+                self.stdout.write(f"  {r.aggregate_uuid or '(cloud)'} {r.resource_class} "
+                                  f"used {r.used} of {r.capacity}")
+        else:
+            self.stdout.write(f"would skip: last snapshot is younger than the interval; "
+                              f"would prune {pruned} old row(s)")
         return EXIT_OK

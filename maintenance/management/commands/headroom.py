@@ -1,0 +1,52 @@
+"""manage.py headroom: how many more of each flavor fit, cloud-wide and per aggregate."""
+from allocations.headroom import flavor_list, headroom
+from maintenance.base import EXIT_OK, MaintenanceCommand
+from placement_site.querystring import parse_flavors
+
+
+class Command(MaintenanceCommand):
+    help = (
+        "Print how many more instances of each flavor fit (the figures of the console's "
+        "Flavors page and /metrics): the flavors of PLACEMENT_FLAVORS and the stored ones, "
+        "or only those named with --flavor, or an ad-hoc shape given with --resources. "
+        "Exit codes: 0 done, 2 error (unknown flavor, bad resources)."
+    )
+
+    def add_arguments(self, parser):
+        super().add_arguments(parser)
+        parser.add_argument("--flavor", action="append", default=[], metavar="NAME",
+                            help="Only this flavor (repeatable).")
+        parser.add_argument("--resources", metavar="CLASS:N,...",
+                            help="An ad-hoc shape instead of the flavors, e.g. "
+                                 "VCPU:2,MEMORY_MB:4096.")
+        parser.add_argument("--aggregates", action="store_true",
+                            help="Also the figure per aggregate.")
+
+    def run(self, *, flavor=(), resources=None, aggregates=False, **options):
+        if resources is not None:
+            if flavor:
+                raise ValueError("give --flavor or --resources, not both")
+            flavors = parse_flavors(f"ad-hoc={resources}")
+        else:
+            flavors = flavor_list()
+            if flavor:
+                known = {f.name: f for f in flavors}
+                unknown = [name for name in flavor if name not in known]
+                if unknown:
+                    raise ValueError(f"no flavor named {', '.join(unknown)} (PLACEMENT_FLAVORS "
+                                     "or stored: placement-manage flavors list)")
+                flavors = [known[name] for name in flavor]
+        figures = headroom(flavors)
+        self.report = {"headroom": [
+            {"flavor": f.name, "resources": dict(f.resources), "cloud": figures[f.name]["cloud"],
+             "aggregates": figures[f.name]["aggregates"]} for f in flavors]}
+        if not flavors:
+            self.stdout.write("no flavors: set PLACEMENT_FLAVORS or store one "
+                              "(placement-manage flavors add NAME CLASS:N,...)")
+        for f in flavors:
+            shape = ",".join(f"{rc}:{n}" for rc, n in f.resources.items())
+            self.stdout.write(f"{f.name}\t{shape}\t{figures[f.name]['cloud']}")
+            if aggregates:
+                for agg, count in sorted(figures[f.name]["aggregates"].items()):
+                    self.stdout.write(f"  aggregate {agg}\t{count}")
+        return EXIT_OK

@@ -1,0 +1,52 @@
+"""Where the service keeps what it writes, and which database it uses.
+
+An installed copy never writes inside its own package directory
+(site-packages): the default SQLite database and the ``collectstatic``
+output go to the state directory, upstream's ``[placement] state_path``
+(``PLACEMENT_STATE_PATH``, ``OS_PLACEMENT__STATE_PATH``).  Unset, it is the
+source checkout itself when running from one (``make run``, the tests: the
+``db.sqlite3`` beside ``manage.py``, as always), otherwise
+``$XDG_STATE_HOME/placement`` (``~/.local/state/placement``; for a service
+account whose home is /var/lib/placement, /var/lib/placement/.local/state/
+placement).
+"""
+import os
+from pathlib import Path
+
+SQLITE_NAME = "db.sqlite3"
+
+
+def default_state_path(source_dir: Path, environ) -> Path:
+    if (source_dir / "manage.py").is_file():
+        return source_dir
+    base = environ.get("XDG_STATE_HOME") or os.path.join(
+        environ.get("HOME") or os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "placement"
+
+
+def state_path(configured, source_dir: Path, environ) -> Path:
+    """The state directory: the configured one (made absolute) or the default."""
+    if configured:
+        return Path(os.path.abspath(os.path.expanduser(configured)))
+    return default_state_path(source_dir, environ)
+
+
+def ensure_directory(path: Path, what: str) -> None:
+    """Create ``path`` (and its parents) or raise ValueError with one line."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create the {what} {path}: {exc.strerror}") from None
+
+
+def describe_database(db: dict) -> str:
+    """One line naming the database in use, without its password."""
+    engine = db["ENGINE"].rsplit(".", 1)[-1]
+    if engine == "sqlite3":
+        return f"sqlite {db['NAME']}"
+    vendor = {"postgresql": "postgresql", "mysql": "mysql"}.get(engine, engine)
+    where = db.get("HOST") or "localhost"
+    if db.get("PORT"):
+        where += f":{db['PORT']}"
+    user = f"{db['USER']}@" if db.get("USER") else ""
+    return f"{vendor} {user}{where}/{db.get('NAME')}"
