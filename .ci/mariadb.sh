@@ -2,7 +2,7 @@
 # MariaDB and Galera in CI, on a fresh Debian machine, as root:
 #   1. install MariaDB, Galera 4 and rsync from Debian's packages if missing;
 #   2. use the MariaDB already answering on 127.0.0.1:3306, or start one;
-#   3. the pytest suite on MariaDB, the shared conformance files on MariaDB,
+#   3. the pytest suite on MariaDB, upstream's conformance files on MariaDB,
 #      the real-client test against a server on MariaDB, and `make test-galera`
 #      (3-node cluster on ports 3321-3323, 4580-4602).
 # Times on a 2-core machine: suite 1.5 min, conformance 2 min, clients 40 s
@@ -39,8 +39,7 @@ make venv
 step "suite on MariaDB: $MYSQL_URL"
 DATABASE_URL="$MYSQL_URL" .venv/bin/python -m pytest -q
 step "conformance on MariaDB"
-CONFORMANCE_DB_URL=mysql://root@127.0.0.1:3306/ ../shared/conformance/run --jobs 2 \
-    --known-failures conformance-known-failures.txt
+CONFORMANCE_DB_URL=mysql://root@127.0.0.1:3306/ make conformance ARGS="--jobs 2"
 step "real clients against a server on MariaDB"
 mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS placement_clients; \
     CREATE DATABASE placement_clients CHARACTER SET utf8mb4"

@@ -10,8 +10,9 @@ lost race):
 - :func:`allocations_delete`: ``DELETE /allocations/{consumer_uuid}``.
 - :func:`allocations_write`: the step the two setters share, for callers that
   already hold a transaction (the reshaper): no retry of its own.
-- :func:`consumers_heal` / :func:`consumers_delete_empty`: the maintenance
-  fixes (manage.py heal_consumers, audit_allocations --fix).
+
+The maintenance fixes of consumers (``heal_consumers``,
+``audit_allocations --fix``) are in ``allocations.consumer_services``.
 
 How one write stays safe under concurrent writers (DESIGN.md section 4):
 
@@ -62,7 +63,6 @@ from django.utils import timezone
 
 from allocations import history, write_sql
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from allocations.selectors import consumers_incomplete
 from placement_site import errors
 from placement_site.uuids import normalize_uuid
 from providers.models import unit_ok
@@ -108,7 +108,7 @@ class _LostRace(Exception):
 # --- helpers ----------------------------------------------------------------
 
 
-def _get_or_create_by_name(model, field_name, value):
+def get_or_create_by_name(model, field_name, value):
     """Get a row by its unique name, creating it; safe against concurrent creators."""
     lookup = {field_name: value}
     row = model.objects.filter(**lookup).first()
@@ -220,7 +220,7 @@ def _ensure_references(requests: list[ConsumerAllocations], found: write_sql.Nam
     )
     for ids, model, field_name, names in kinds:
         for name in sorted(names - set(ids)):
-            ids[name] = _get_or_create_by_name(model, field_name, name).pk
+            ids[name] = get_or_create_by_name(model, field_name, name).pk
     return found.projects, found.users, found.types
 
 
@@ -305,12 +305,12 @@ def _owner_changes(changed_by_consumer) -> dict[str, str]:
     """{consumer uuid: history.owner_change text}; one query per kind of
     owner that changed (none in the common write, which changes no owner)."""
     old_names = {}
-    for attname, (model, field) in _OWNER_MODELS.items():
+    for attname, (model, column) in _OWNER_MODELS.items():
         ids = {old for pairs in changed_by_consumer.values()
                for name, old, _ in pairs if name == attname and old is not None}
         if ids:
             old_names[attname] = dict(model.objects.filter(pk__in=ids)
-                                      .values_list("pk", field))
+                                      .values_list("pk", column))
     return {
         uuid: history.owner_change(
             [(name, old_names.get(name, {}).get(old), new) for name, old, new in pairs])
@@ -325,6 +325,19 @@ class NewAllocation(NamedTuple):
     resource_provider_id: int
     resource_class_id: int
     used: int
+
+
+class CapacityRefused(errors.Conflict):
+    """A claim refused for capacity (409, no code, as upstream): the class is
+    missing, an amount breaks min_unit/max_unit/step_size, or it exceeds the
+    free capacity.  ``refusal`` carries the numbers for whoever records
+    scheduling failures (allocations.signals.claim_refused)."""
+
+    def __init__(self, detail, *, reason, provider, resource_class, requested=None, used=None,
+                 capacity=None):
+        super().__init__(detail)
+        self.refusal = {"reason": reason, "provider": provider, "resource_class": resource_class,
+                        "requested": requested, "used": used, "capacity": capacity}
 
 
 def _check_capacity(new_rows, locked_providers, class_names, held_before):
@@ -349,22 +362,28 @@ def _check_capacity(new_rows, locked_providers, class_names, held_before):
         class_name = class_names[row.resource_class_id]
         inv = drawable.get(key)
         if inv is None:
-            raise errors.Conflict(
+            raise CapacityRefused(
                 f"Unable to allocate inventory: Inventory for '{class_name}' on resource "
-                f"provider '{provider_uuid}' invalid."
+                f"provider '{provider_uuid}' invalid.",
+                reason="no_inventory", provider=provider_uuid, resource_class=class_name,
+                requested=row.used,
             )
         if not unit_ok(row.used, inv.min_unit, inv.max_unit, inv.step_size):
-            raise errors.Conflict(
+            raise CapacityRefused(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider_uuid}'. The requested "
-                "amount would violate inventory constraints."
+                "amount would violate inventory constraints.",
+                reason="unit_constraints", provider=provider_uuid, resource_class=class_name,
+                requested=row.used, used=inv.used, capacity=inv.capacity,
             )
         requested[key] += row.used
         if inv.used + requested[key] > inv.capacity and requested[key] > held_before[key]:
-            raise errors.Conflict(
+            raise CapacityRefused(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider_uuid}'. The requested "
-                "amount would exceed the capacity."
+                "amount would exceed the capacity.",
+                reason="capacity", provider=provider_uuid, resource_class=class_name,
+                requested=requested[key], used=inv.used, capacity=inv.capacity,
             )
 
 
@@ -546,60 +565,3 @@ def allocations_delete(*, consumer_uuid: str) -> None:
         history.record(history_before, {}, {consumer.uuid: consumer.generation})
 
     run_with_retries(work, "the allocation delete")
-
-
-def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> int:
-    """Give incomplete consumers a real project and user; bump their generation.
-
-    Returns how many consumers were (with ``dry_run``: would be) healed.
-    One transaction; the consumer rows are locked in uuid order, the order
-    every allocation writer locks consumers in.
-    """
-    with transaction.atomic():
-        consumers = list(consumers_incomplete().select_for_update().select_related(
-            "project", "user").order_by("uuid"))
-        if dry_run or not consumers:
-            return len(consumers)
-        project = _get_or_create_by_name(Project, "external_id", project_id)
-        user = _get_or_create_by_name(User, "external_id", user_id)
-        missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
-        missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
-        held = history.snapshot([c.pk for c in consumers])
-        owners = {}
-        for consumer in consumers:
-            fields, changed = ["generation", "updated_at"], []
-            if consumer.project.external_id == missing_project:
-                changed.append(("project", missing_project, project_id))
-                consumer.project = project
-                fields.append("project")
-            if consumer.user.external_id == missing_user:
-                changed.append(("user", missing_user, user_id))
-                consumer.user = user
-                fields.append("user")
-            consumer.generation = F("generation") + 1
-            consumer.save(update_fields=fields)
-            owners[consumer.uuid] = history.owner_change(changed)
-        if held is not None:
-            # The amounts stay; the history shows whose they now are.
-            history.record(held, held, dict(Consumer.objects.filter(
-                pk__in=[c.pk for c in consumers]).values_list("uuid", "generation")), owners)
-    return len(consumers)
-
-
-def consumers_delete_empty(*, uuids) -> int:
-    """Delete those of ``uuids`` that hold no allocations; returns how many went.
-
-    One transaction; each consumer is re-checked under its row lock (taken
-    in uuid order), so one that a concurrent writer just gave allocations
-    stays.
-    """
-    deleted = 0
-    with transaction.atomic():
-        locked = list(
-            Consumer.objects.select_for_update().filter(uuid__in=list(uuids)).order_by("uuid")
-        )
-        for consumer in locked:
-            if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
-                consumer.delete()
-                deleted += 1
-    return deleted

@@ -7,9 +7,17 @@ flat    1000 root providers, each with VCPU, MEMORY_MB and DISK_GB inventory,
         all in one aggregate, with HW_CPU_X86_AVX2 on every other provider
         (the shape of upstream's perfload job); query
         resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=<agg>&required=HW_CPU_X86_AVX2
-nested  1000 trees of 7 providers as in ../shared/benchmarks/nested-perfload.yaml
+nested  1000 trees of 7 providers in the shape of upstream's gate/gabbits/nested-perfload.yaml
         (compute node with DISK_GB and COMPUTE_VOLUME_MULTI_ATTACH, two NUMA
         cells, FPGAs and a VGPU); query with granular groups and same_subtree.
+empty   the flat cloud asked for more VCPU than any provider's max_unit: no
+        candidates, so every answer is a scheduling failure planning.failures
+        records. Three runs: capture off (PLACEMENT_FAILURE_CAPTURE=false), on
+        with no explanations (PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE=0: a counter
+        and one INSERT per answer), and on with the default 10 explanations a
+        minute per worker (the first answers of each minute are explained).
+        Then the flat scenario with capture on and off: the success path does
+        nothing extra, so the two should match.
 
 Data is loaded with bulk inserts through the ORM (fast), not the API.
 For each scenario: median and p95 latency over N sequential requests, then
@@ -22,7 +30,11 @@ databases are dropped and the server stopped at the end.
 Usage: .venv/bin/python benchmarks/bench.py [--providers 1000] [--trees 1000]
        [--requests 30] [--concurrency 10] [--concurrent-requests 100]
        [--pg postgres://root@127.0.0.1:5432 | mysql://root@127.0.0.1:3306] [--port 18390] [--workers 2]
-       [--only flat|nested] [--limit 1000] [--curve 1000,10000,50000]
+       [--only flat|nested|empty] [--limit 1000] [--curve 1000,10000,50000]
+       [--database NAME]
+
+--database runs every scenario in that one database (dropped and created
+again each time) instead of one named after the scenario.
 
 --curve runs the flat scenario once per cloud size (with --limit, as Nova
 asks) and prints how the median grows with the cloud, and the slope.
@@ -45,6 +57,11 @@ GUNICORN = os.path.join(ROOT, ".venv", "bin", "gunicorn")
 
 FLAT_QUERY = (
     "/allocation_candidates?resources=VCPU:1,DISK_GB:10,MEMORY_MB:256"
+    "&member_of={agg}&required=HW_CPU_X86_AVX2"
+)
+# No provider's VCPU max_unit reaches 100000: no candidates.
+EMPTY_QUERY = (
+    "/allocation_candidates?resources=VCPU:100000,DISK_GB:10,MEMORY_MB:256"
     "&member_of={agg}&required=HW_CPU_X86_AVX2"
 )
 NESTED_QUERY = (
@@ -194,13 +211,14 @@ def _psql(pg, sql, database="postgres"):  # database: PostgreSQL only
                    stdout=subprocess.DEVNULL)
 
 
-def _env(database_url):
+def _env(database_url, extra=None):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PLACEMENT_", "OS_")) and k != "DJANGO_SETTINGS_MODULE"}
     env.update(DATABASE_URL=database_url, PLACEMENT_AUTH_STRATEGY="noauth2",
                PLACEMENT_LOG_LEVEL="WARNING", PLACEMENT_REQUEST_LOG_LEVEL="WARNING",
                # Each answer says its database time (placement_site/dbtiming.py).
                PLACEMENT_TIMING_HEADERS="1")
+    env.update(extra or {})
     return env
 
 
@@ -270,10 +288,10 @@ def _percentile(values, pct):
     return ordered[index]
 
 
-def run_scenario(name, args, load_args, query_template):
-    db = f"placement_bench_{name}_{os.getpid()}"
+def run_scenario(name, args, load_args, query_template, extra_env=None):
+    db = args.database or f"placement_bench_{name}_{os.getpid()}"
     url = f"{args.pg}/{db}"
-    env = _env(url)
+    env = _env(url, extra_env)
     _psql(args.pg, f"DROP DATABASE IF EXISTS {db}")
     _psql(args.pg, f"CREATE DATABASE {db}" + (
         " CHARACTER SET utf8mb4" if args.pg.startswith("mysql") else ""))
@@ -395,7 +413,8 @@ def main():
                                                        "postgres://root@127.0.0.1:5432"))
     parser.add_argument("--port", type=int, default=18390)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--only", choices=["flat", "nested"])
+    parser.add_argument("--only", choices=["flat", "nested", "empty"])
+    parser.add_argument("--database", help="one database name for every scenario")
     parser.add_argument("--limit", type=int, default=0,
                         help="add &limit=N to the candidates queries (Nova sends 1000)")
     parser.add_argument("--curve", metavar="N,N,...",
@@ -413,6 +432,16 @@ def main():
     if args.only in (None, "nested"):
         reports.append(run_scenario("nested", args, ["load-nested", str(args.trees)],
                                     NESTED_QUERY + suffix))
+    if args.only in (None, "empty"):
+        flat = ["load-flat", str(args.providers)]
+        for name, extra in (
+                ("empty-capture-off", {"PLACEMENT_FAILURE_CAPTURE": "false"}),
+                ("empty-capture-no-explain", {"PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE": "0"}),
+                ("empty-capture-default", {})):
+            reports.append(run_scenario(name, args, flat, EMPTY_QUERY + suffix, extra))
+        for name, extra in (("flat-capture-on", {}),
+                            ("flat-capture-off", {"PLACEMENT_FAILURE_CAPTURE": "false"})):
+            reports.append(run_scenario(name, args, flat, FLAT_QUERY + suffix, extra))
     for report in reports:
         print(f"== {report['scenario']}: {report['query']}")
         print(f"   data loaded in {report['load_seconds']} s; "

@@ -14,7 +14,7 @@ the same perfload shapes as benchmarks/bench.py:
 
 flat    N root providers with VCPU / MEMORY_MB / DISK_GB inventory, all in one
         aggregate, HW_CPU_X86_AVX2 on every other one;
-nested  N trees of 7 providers (../shared/benchmarks/nested-perfload.yaml).
+nested  N trees of 7 providers (upstream's nested-perfload shape, as in bench.py).
 
 Per scenario both servers are up at once (each on its own database; loaded
 one after the other, then both ANALYZEd), and every measurement alternates

@@ -1,5 +1,5 @@
 """Server-rendered SVG line charts of usage snapshots (no JavaScript, no CDN)."""
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
 WIDTH, HEIGHT, PAD = 640, 180, 36
@@ -45,3 +45,20 @@ def usage_chart(resource_class, samples):
         f'points="{_points(used, times, t0, span, top)}"/>'
         f'</svg>'
     )
+
+
+def trend_bars(counts, width=180, height=24):
+    """A small bar chart of counts per period, oldest first (failures' trend)."""
+    if not counts:
+        return ""
+    top = max(max(counts), 1)
+    step = width / len(counts)
+    bars = "".join(
+        format_html('<rect x="{}" y="{}" width="{}" height="{}"><title>{}</title></rect>',
+                    f"{i * step:.1f}", f"{height - height * n / top:.1f}",
+                    f"{max(step - 1, 0.5):.1f}", f"{height * n / top:.1f}", n)
+        for i, n in enumerate(counts))
+    return format_html('<svg class="trend" role="img" aria-label="{}" width="{}" height="{}" '
+                       'viewBox="0 0 {} {}">{}</svg>',
+                       " ".join(str(n) for n in counts), width, height, width, height,
+                       mark_safe(bars))

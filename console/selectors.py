@@ -17,6 +17,8 @@ from allocations.models import Allocation, Consumer, ConsumerType, Flavor, Usage
 from allocations.selectors import provider_forest
 from candidates import explain
 from candidates.query import parse_query
+from planning import drain, failures, forecast
+from planning.models import SchedulingFailure
 from providers.filters import ResourceProviderFilterSet
 from providers.models import (
     Aggregate,
@@ -423,3 +425,43 @@ def usage_series(aggregate_uuid: str, since) -> dict:
 def snapshot_aggregates() -> list:
     return list(UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
         "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid"))
+
+
+# -- Capacity planning (the planning app) ------------------------------------------
+
+
+def drain_what_if(query):
+    """planning.drain over a query string's arguments; raises
+    errors.BadRequest with the words GET /planning/drain would use."""
+    return drain.drain(**drain.arguments(query))
+
+
+def drain_choices() -> dict:
+    """What the drain page offers to pick: the roots of trees (hosts) and
+    the aggregates, by name and uuid (two statements)."""
+    hosts = list(ResourceProvider.objects.filter(parent__isnull=True).order_by("name")
+                 .values_list("uuid", "name"))
+    aggregates = list(Aggregate.objects.filter(resource_providers__isnull=False).distinct()
+                      .order_by("uuid").values_list("uuid", flat=True))
+    return {"hosts": hosts, "aggregates": aggregates}
+
+
+def usage_forecast(aggregate: str) -> dict:
+    """The forecast rows of one scope ("" for the whole cloud) and the
+    stranded capacity (planning.forecast; five statements)."""
+    return forecast.report(aggregate=aggregate, show=20)
+
+
+FAILURE_KINDS, FAILURE_REASONS = failures.KINDS, failures.REASONS
+
+
+def scheduling_failures(query):
+    """planning.failures.report over a query string's arguments; raises
+    errors.BadRequest with the words GET /planning/failures would use."""
+    return failures.report(**failures.arguments(query))
+
+
+def scheduling_failure(pk: int):
+    """One record as a dict, or None."""
+    record = SchedulingFailure.objects.filter(pk=pk).first()
+    return failures.record_dict(record) if record else None

@@ -17,6 +17,9 @@ urlpatterns = [
     path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),
     path("why/", views.why_no_candidates, name="why"),
     path("usage/", views.usage, name="usage"),
+    path("drain/", views.drain_what_if, name="drain"),
+    path("failures/", views.scheduling_failures, name="failures"),
+    path("failures/<int:pk>/", views.scheduling_failure, name="failure"),
     path("flavors/", views.flavors, name="flavors"),
     path("flavors/<int:pk>/delete/", views.flavor_delete, name="flavor_delete"),
 ]

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -346,6 +346,55 @@ def why_no_candidates(request):
     return render(request, "console/why.html", context)
 
 
+DRAIN_SHOWN = 200
+
+
+@staff_required
+def drain_what_if(request):
+    """The drain what-if: pick hosts or an aggregate, see whether their
+    consumers fit elsewhere (planning.drain; writes nothing)."""
+    query = request.GET
+    context = {"choices": selectors.drain_choices(), "shown": DRAIN_SHOWN,
+               "picked": set(query.getlist("provider")) | set(query.getlist("tree")),
+               "aggregate": query.get("aggregate", ""),
+               "target_aggregate": query.get("target_aggregate", ""),
+               "required": query.get("required", "")}
+    if any(query.get(key, "").strip() for key in ("provider", "tree", "aggregate")):
+        try:
+            context["result"] = selectors.drain_what_if(query)
+        except errors.PlacementError as exc:
+            context["problem"] = str(exc.detail)
+    elif query:
+        context["problem"] = "Pick at least one host or an aggregate to drain."
+    return render(request, "console/drain.html", context)
+
+
+@staff_required
+def scheduling_failures(request):
+    """Recorded scheduling failures grouped by reason with their trend, the
+    newest records, and a look-up by global request id."""
+    context = {"kinds": selectors.FAILURE_KINDS, "reasons": selectors.FAILURE_REASONS,
+               "filters": {key: request.GET.get(key, "") for key in
+                           ("global_request_id", "kind", "reason", "hours")}}
+    try:
+        result = selectors.scheduling_failures(request.GET)
+    except errors.PlacementError as exc:
+        context["problem"] = str(exc.detail)
+        result = selectors.scheduling_failures(QueryDict())
+    for group in result["by_reason"]:
+        group["chart"] = charts.trend_bars(group["trend"])
+    context["result"] = result
+    return render(request, "console/failures.html", context)
+
+
+@staff_required
+def scheduling_failure(request, pk):
+    record = selectors.scheduling_failure(pk)
+    if record is None:
+        raise Http404(f"no scheduling failure {pk}")
+    return render(request, "console/failure_detail.html", {"f": record})
+
+
 @staff_required
 def usage(request):
     """Capacity and usage over time from the snapshots (charts drawn server-side)."""
@@ -368,5 +417,5 @@ def usage(request):
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
         "aggregates": selectors.snapshot_aggregates(), "aggregate": aggregate, "days": days,
-        "problem": problem,
+        "problem": problem, "planning": selectors.usage_forecast(aggregate),
     })

@@ -7,6 +7,7 @@ aggregate of the first three; traits; twelve instances spread over the
 nodes, one of them moving from compute-01 to compute-02 (its MIGRATION
 consumer holds the source host's allocations, the instance the
 destination's, as Nova does during a move); the fourth node disabled.
+compute-03 has only two dedicated cores (PCPU) per cell.
 
 The cloud is grown over a simulated fortnight ending now, so that the
 console has something to show on first look: instances boot one by one,
@@ -136,7 +137,9 @@ def _demo_providers(*, write) -> tuple:
             provider_aggregates_set(uuid=cn, aggregate_uuids=[aggregate])
         cells = [
             _provider(f"{name}-numa{cell}", parent=cn, inventories={
-                "PCPU": {"total": 16, "max_unit": 16},
+                # compute-03 has two dedicated cores a cell: once pinned,
+                # the shared VCPU beside them is stranded.
+                "PCPU": {"total": 2, "max_unit": 2} if n == 3 else {"total": 16, "max_unit": 16},
                 "VCPU": {"total": 16, "allocation_ratio": 4.0, "max_unit": 16}},
                 traits=["HW_NUMA_ROOT"], write=write)
             for cell in (0, 1)

@@ -133,6 +133,25 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS",
      cfg.IntOpt("usage_snapshot_retention_days", default=30, min=0),
      "PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS"),
+    # Capacity planning (the planning app): the usage forecast...
+    ("PLACEMENT_FORECAST_WINDOW_DAYS", cfg.IntOpt("forecast_window_days", default=14, min=1),
+     "PLACEMENT_FORECAST_WINDOW_DAYS"),
+    ("PLACEMENT_FORECAST_THRESHOLD_PERCENT",
+     cfg.IntOpt("forecast_threshold_percent", default=85, min=1, max=100),
+     "PLACEMENT_FORECAST_THRESHOLD_PERCENT"),
+    # ... and the capture of scheduling failures.
+    ("PLACEMENT_FAILURE_CAPTURE", cfg.BoolOpt("failure_capture", default=True),
+     "PLACEMENT_FAILURE_CAPTURE"),
+    ("PLACEMENT_FAILURE_RETENTION_DAYS", cfg.IntOpt("failure_retention_days", default=14, min=0),
+     "PLACEMENT_FAILURE_RETENTION_DAYS"),
+    ("PLACEMENT_FAILURE_MAX_RECORDS", cfg.IntOpt("failure_max_records", default=10000, min=1),
+     "PLACEMENT_FAILURE_MAX_RECORDS"),
+    ("PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE",
+     cfg.IntOpt("failure_explain_per_minute", default=10, min=0),
+     "PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE"),
+    ("PLACEMENT_FAILURE_QUERY_MAX_CHARS",
+     cfg.IntOpt("failure_query_max_chars", default=2048, min=64, max=65536),
+     "PLACEMENT_FAILURE_QUERY_MAX_CHARS"),
 ]
 
 
@@ -145,7 +164,9 @@ def accepted(opt):
     if isinstance(opt, cfg.BoolOpt):
         return "true or false (also 1/0, yes/no, on/off)"
     if isinstance(opt, cfg.IntOpt):
-        low = opt.type.min
+        low, high = opt.type.min, opt.type.max
+        if low is not None and high is not None:
+            return f"an integer from {low} to {high}"
         return "an integer" + (f" >= {low}" if low is not None else "")
     choices = getattr(opt.type, "choices", None)
     if choices:

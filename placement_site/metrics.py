@@ -10,7 +10,9 @@ in), and dead workers are marked through the gunicorn hook in
 development server) the figures live in this process only.
 
 The capacity gauges need the allocations app and live there
-(``allocations.metrics``); the ``/metrics`` view joins both.
+(``allocations.metrics``); the ``/metrics`` view joins both.  Apps above
+allocations (planning) add their scrape-time collectors with
+:func:`register_collector` from their ``AppConfig.ready``.
 """
 import json
 import os
@@ -35,6 +37,21 @@ CANDIDATES = Histogram(
     "Allocation requests returned per GET /allocation_candidates.",
     buckets=(0, 1, 5, 10, 50, 100, 500, 1000, 5000),
 )
+# Recorded by planning.failures: ``kind`` is "candidates" (no candidates) or
+# "claim" (a claim refused for capacity); ``reason`` one of a fixed set of
+# constraint kinds (planning.failures.REASONS), never the query.
+SCHEDULING_FAILURES = Counter(
+    "placement_scheduling_failures", "Scheduling failures by kind and reason.",
+    ["kind", "reason"],
+)
+
+_EXTRA_COLLECTORS = []
+
+
+def register_collector(collector):
+    """Add a scrape-time collector (an object with ``collect()``) to /metrics."""
+    if not any(type(c) is type(collector) for c in _EXTRA_COLLECTORS):
+        _EXTRA_COLLECTORS.append(collector)
 
 
 def route_of(request):
@@ -70,8 +87,8 @@ def request_metrics_text(extra_collectors=()):
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = CollectorRegistry()
-        for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES):
+        for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES, SCHEDULING_FAILURES):
             registry.register(collector)
-    for collector in extra_collectors:
+    for collector in [*extra_collectors, *_EXTRA_COLLECTORS]:
         registry.register(collector)
     return generate_latest(registry)

@@ -1,7 +1,8 @@
 """Settings for the placement service.
 
 Everything an operator sets comes from environment variables; the names are
-a contract with the tools in ../shared (see DESIGN.md section 5).
+a contract with deployments and with the conformance runner, which sets them
+for every server it starts (conformance/targets.py).
 """
 import os
 from pathlib import Path
@@ -76,6 +77,7 @@ INSTALLED_APPS = [
     "providers",
     "allocations",
     "candidates",  # the allocation-candidate engine and explain: no models
+    "planning",  # drain what-if, forecast, scheduling failures
     "reshaper",
     "console",
     "maintenance",  # the manage.py maintenance commands
@@ -250,3 +252,22 @@ PLACEMENT_METRICS_CACHE_SECONDS = _CONFIG["PLACEMENT_METRICS_CACHE_SECONDS"]
 PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS = _CONFIG["PLACEMENT_USAGE_SNAPSHOT_INTERVAL_SECONDS"]
 # take_usage_snapshot drops snapshots older than this many days; 0 keeps all.
 PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS = _CONFIG["PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS"]
+
+
+# --- Capacity planning (planning/) -------------------------------------------
+# The forecast fits a line to this many days of usage snapshots...
+PLACEMENT_FORECAST_WINDOW_DAYS = _CONFIG["PLACEMENT_FORECAST_WINDOW_DAYS"]
+# ... and says when usage reaches capacity and this percentage of it.
+PLACEMENT_FORECAST_THRESHOLD_PERCENT = _CONFIG["PLACEMENT_FORECAST_THRESHOLD_PERCENT"]
+# Record GET /allocation_candidates answers without candidates and claims
+# refused for capacity (planning.failures).
+PLACEMENT_FAILURE_CAPTURE = _CONFIG["PLACEMENT_FAILURE_CAPTURE"]
+# Records older than this many days are dropped (0 keeps them by age), and
+# never more than this many are kept.
+PLACEMENT_FAILURE_RETENTION_DAYS = _CONFIG["PLACEMENT_FAILURE_RETENTION_DAYS"]
+PLACEMENT_FAILURE_MAX_RECORDS = _CONFIG["PLACEMENT_FAILURE_MAX_RECORDS"]
+# Explanations computed per minute and process; past it a failure is
+# recorded without one (0: never explain).
+PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE = _CONFIG["PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE"]
+# The stored query string is cut to this many characters.
+PLACEMENT_FAILURE_QUERY_MAX_CHARS = _CONFIG["PLACEMENT_FAILURE_QUERY_MAX_CHARS"]

@@ -17,6 +17,7 @@ from candidates.api import views as candidates_views
 from allocations.api import views as allocations_views
 from placement_site import handlers, health
 from placement_site.views import RootView
+from planning.api import views as planning_views
 from providers.api import inventory_views
 from providers.api import views as providers_views
 from reshaper.api import views as reshaper_views
@@ -58,6 +59,10 @@ urlpatterns = [
          candidates_views.AllocationCandidatesView.as_view(), name="allocation-candidates"),
     # reshaper app.
     path("reshaper", reshaper_views.ReshaperView.as_view(), name="reshaper"),
+    # planning app: capacity planning (not upstream).
+    path("planning/drain", planning_views.DrainView.as_view(), name="planning-drain"),
+    path("planning/forecast", planning_views.ForecastView.as_view(), name="planning-forecast"),
+    path("planning/failures", planning_views.FailuresView.as_view(), name="planning-failures"),
     # Not Placement API: operations endpoints (placement_site.health, ...).
     path("healthcheck", health.healthcheck, name="healthcheck"),
     path("metrics", metrics_views.metrics_view, name="metrics"),

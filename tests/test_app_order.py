@@ -1,9 +1,9 @@
 """The apps import each other in one direction only (docs/architecture.md).
 
 Order: placement_site < resource_classes < providers < allocations <
-candidates < {reshaper, console, maintenance}.  A module may import its own
-app and the apps below it; the three on top do not import each other.  The imports
-are read from the source (top-level and function-level alike), so a lazy
+candidates < planning < {reshaper, console, maintenance}.  A module may
+import its own app and the apps below it; the three on top do not import
+each other.  The imports are read from the source (top-level and function-level alike), so a lazy
 import inside a function counts too.
 """
 import ast
@@ -17,9 +17,10 @@ LAYER = {
     "providers": 2,
     "allocations": 3,
     "candidates": 4,
-    "reshaper": 5,
-    "console": 5,
-    "maintenance": 5,
+    "planning": 5,
+    "reshaper": 6,
+    "console": 6,
+    "maintenance": 6,
 }
 
 # The root URLconf is the project's wiring, not part of the placement_site

@@ -10,7 +10,7 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from allocations import selectors, services
+from allocations import selectors, services, signals
 from allocations.api import schemas
 from placement_site import errors
 from placement_site.api import (
@@ -51,6 +51,17 @@ def _consumer_request(consumer_uuid, data, mv):
     )
 
 
+def _replace(request, requests):
+    """services.allocations_replace; a refusal for capacity is announced
+    (signals.claim_refused) before it becomes the 409."""
+    try:
+        services.allocations_replace(requests=requests)
+    except services.CapacityRefused as exc:
+        signals.claim_refused.send(sender=services.CapacityRefused, request=request,
+                                   refusal=exc.refusal)
+        raise
+
+
 class AllocationsView(PlacementView):
     @extend_schema(
         summary="Set allocations of many consumers",
@@ -83,7 +94,7 @@ class AllocationsView(PlacementView):
         requests = [
             _consumer_request(_consumer_uuid(key), body, mv) for key, body in data.items()
         ]
-        services.allocations_replace(requests=requests)
+        _replace(request, requests)
         return empty_response(204)
 
 
@@ -142,7 +153,7 @@ class ConsumerAllocationsView(PlacementView):
                     entry["resources"]
                 )
             data = dict(data, allocations={k: {"resources": v} for k, v in by_provider.items()})
-        services.allocations_replace(requests=[_consumer_request(consumer_uuid, data, mv)])
+        _replace(request, [_consumer_request(consumer_uuid, data, mv)])
         return empty_response(204)
 
     @extend_schema(

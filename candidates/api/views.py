@@ -11,7 +11,7 @@ or keystone headers) and the ``placement:explain`` policy rule (default:
 admin or service: it names every provider of the cloud with its usage); a
 bad query is a 400 in Placement's error body with the
 words ``GET /allocation_candidates`` would use. The body is
-:class:`candidates.explain.Explanation` as JSON.
+:class:`candidates.explanation.Explanation` as JSON.
 """
 import json
 
@@ -19,7 +19,7 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from candidates import engine, explain, query
+from candidates import engine, explain, query, signals
 from candidates.api import schemas
 from candidates.api.render import encode, render
 from placement_site import edge, errors, metrics
@@ -59,8 +59,12 @@ class AllocationCandidatesView(PlacementView):
     @versioned("1.10")
     def get(self, request):
         authorize(request, "placement:allocation_candidates:list")
-        found = engine.find_candidates(query.parse_strict(request.GET, self.mv))
+        parsed = query.parse_strict(request.GET, self.mv)
+        found = engine.find_candidates(parsed)
         metrics.CANDIDATES.observe(len(found.allocation_requests))
+        if not found.allocation_requests:
+            signals.no_candidates.send(sender=type(self), request=request,
+                                       candidate_request=parsed)
         return json_response(render(found, self.mv), encoder=encode)
 
 

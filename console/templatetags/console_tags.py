@@ -3,7 +3,7 @@ amounts in their unit with the raw count on hover."""
 from django import template
 from django.utils.html import conditional_escape, format_html
 
-from candidates.explain import CLASS_REASONS
+from candidates.explanation import CLASS_REASONS
 
 register = template.Library()
 
@@ -85,12 +85,16 @@ def amount(value, resource_class):
 
 @register.simple_tag
 def reason(kind, item):
-    """An explain failure (a ``Removed`` or a closest provider's ``Reason``)
+    """An explain failure (a ``Removed`` or a closest provider's ``Reason``, or
+    either as the dict a scheduling failure stored)
     as its sentence, each amount through :func:`amount`; other failures (traits,
     aggregates, trees) as their plain text."""
+    if isinstance(item, dict):  # as stored with a scheduling failure
+        rc, text, numbers = item.get("resource_class"), item.get("reason"), item.get("numbers")
+    else:
+        rc, text, numbers = getattr(item, "resource_class", None), item.reason, item.numbers
     sentence = CLASS_REASONS.get(kind)
-    rc = getattr(item, "resource_class", None)
     if sentence is None or not rc:
-        return item.reason
+        return text
     return format_html(conditional_escape(sentence), rc=rc,
-                       **{name: amount(value, rc) for name, value in item.numbers.items()})
+                       **{name: amount(value, rc) for name, value in (numbers or {}).items()})

@@ -37,6 +37,7 @@ ADMIN_OR_PROJECT_READER_OR_SERVICE_API = "admin_or_project_reader_or_service_api
 
 LEGACY_CHECK = f"rule:{ADMIN_API}"
 ADMIN_OR_SERVICE = f"rule:{ADMIN_OR_SERVICE_API}"
+ADMIN = f"rule:{ADMIN_API}"
 SERVICE = f"rule:{SERVICE_API}"
 ADMIN_OR_PROJECT_READER_OR_SERVICE = f"rule:{ADMIN_OR_PROJECT_READER_OR_SERVICE_API}"
 
@@ -167,6 +168,15 @@ API_RULE_TABLE = [
     ("placement:history:list", ADMIN_OR_SERVICE,
      "List the recorded allocation changes of a consumer or a provider.",
      [("GET", "/history/consumers/{uuid}"), ("GET", "/history/providers/{uuid}")]),
+    # not upstream: capacity planning. Administrators only by default: the
+    # answers name every provider, and failures other projects' callers.
+    ("placement:planning:drain", ADMIN,
+     "Simulate draining providers, trees or an aggregate (writes nothing).",
+     [("GET", "/planning/drain")]),
+    ("placement:planning:forecast", ADMIN,
+     "Read the usage forecast and the stranded capacity.", [("GET", "/planning/forecast")]),
+    ("placement:planning:failures", ADMIN,
+     "Read the recorded scheduling failures.", [("GET", "/planning/failures")]),
 ]
 
 API_RULES = [

@@ -19,6 +19,10 @@ ALLOWED_SECURE = {
     "placement:metrics": {"admin", "service", "project_admin"},
     "placement:explain": {"admin", "service", "project_admin"},
     "placement:history:list": {"admin", "service", "project_admin"},
+    # Planning answers name every provider and other projects' callers.
+    "placement:planning:drain": {"admin", "project_admin"},
+    "placement:planning:forecast": {"admin", "project_admin"},
+    "placement:planning:failures": {"admin", "project_admin"},
 }
 ALLOWED_LEGACY = {
     rule: allowed | {"admin", "project_admin"} for rule, allowed in ALLOWED_SECURE.items()
@@ -26,10 +30,10 @@ ALLOWED_LEGACY = {
 
 
 def test_every_upstream_rule_name_is_registered():
-    # Upstream's 33, plus this service's placement:metrics, placement:explain
-    # and placement:history:list.
-    assert len(policy.RULES) == 36
-    assert len(set(policy.RULES)) == 36
+    # Upstream's 33, plus this service's placement:metrics, placement:explain,
+    # placement:history:list and three placement:planning rules.
+    assert len(policy.RULES) == 39
+    assert len(set(policy.RULES)) == 39
     names = {rule.name for rule in policies.list_rules()}
     assert names == set(policy.RULES) | {
         "admin_api", "service_api", "admin_or_service_api", "project_reader_api",

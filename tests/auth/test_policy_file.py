@@ -1,8 +1,10 @@
 """Operator overrides from PLACEMENT_POLICY_FILE."""
 import os
 import time
+from pathlib import Path
 
 import pytest
+import yaml
 from django.core.exceptions import ImproperlyConfigured
 
 from placement_site import policy
@@ -69,13 +71,23 @@ def test_file_is_reread_when_it_changes(policy_file):
     assert not policy.check(member, "placement:traits:list")
 
 
+# The policy file the conformance runner gives the server for upstream's
+# OpenPolicyFixture files.
+OPEN_POLICY = Path(__file__).resolve().parents[2] / "conformance" / "open-policy.yaml"
+
+
 def test_open_policy_over_http(api, policy_file):
-    # The rule as the conformance suite's open policy sets it
-    # (../shared/conformance/open-policy.yaml), written here so that the
-    # suite needs nothing beside the repository.
     assert api.get("/resource_providers", token="user").status_code == 403
-    policy_file("placement:resource_providers:list: '@'\n")
+    policy_file(OPEN_POLICY.read_text())
     assert api.get("/resource_providers", token="user").status_code == 200
+
+
+def test_open_policy_names_only_rules_the_service_has(policy_file):
+    policy_file(OPEN_POLICY.read_text())
+    named = yaml.safe_load(OPEN_POLICY.read_text())
+    assert len(named) == 37 and set(named.values()) == {"@"}
+    rules = policy.get_enforcer().registered_rules
+    assert sorted(name for name in named if name not in rules) == []
 
 
 def test_missing_file_is_a_configuration_error(settings, tmp_path):

@@ -25,7 +25,7 @@ COMMANDS = MAINTENANCE + ["policy_show"]
 # The commands that change data (audit_allocations does with --fix).
 CHANGING = {"sync_catalog", "audit_allocations", "heal_consumers", "load_json",
             "import_upstream", "prune_allocation_history", "take_usage_snapshot",
-            "demo_cloud", "flavors"}
+            "demo_cloud", "flavors", "scheduling_failures"}
 
 
 def _parser(name):

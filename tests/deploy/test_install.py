@@ -300,6 +300,9 @@ def test_every_operator_command_runs_from_the_installed_script(venv, tmp_path):
         "prune-history": ([], 0),
         "snapshot": (["--force"], 0),
         "tree": ([], 0),
+        "drain": (["--provider", "nope"], 2),  # 2: no such provider on an empty cloud
+        "forecast": (["--json"], 0),
+        "failures": (["--prune", "--dry-run"], 0),
         "export": (["-o", str(dump)], 0),
         "load": ([str(dump)], 0),
         "import-upstream": (["--database-url", f"sqlite:///{tmp_path / 'none.db'}"], 2),

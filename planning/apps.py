@@ -1,0 +1,17 @@
+from django.apps import AppConfig
+
+
+class PlanningConfig(AppConfig):
+    name = "planning"
+    verbose_name = "Capacity planning"
+
+    def ready(self):
+        from allocations.signals import claim_refused
+        from candidates.signals import no_candidates
+        from placement_site import metrics
+        from planning import failures
+        from planning.metrics import PlanningCollector
+
+        metrics.register_collector(PlanningCollector())
+        no_candidates.connect(failures.on_no_candidates, dispatch_uid="planning-no-candidates")
+        claim_refused.connect(failures.on_claim_refused, dispatch_uid="planning-claim-refused")

@@ -1,0 +1,587 @@
+"""Drain what-if: would the consumers on these providers fit on the rest of
+the cloud, as it is now?  Reads, never writes.
+
+What is drained: named providers with everything under them (a compute
+node's root takes its NUMA cells and NICs along), whole trees, or every
+tree with a provider in an aggregate.  The consumers that hold anything
+there are moved in a simulation, largest first (each consumer's share of
+the cloud's capacity, summed over its classes), each with the amounts it
+holds now and in the same shape:
+
+- what it holds on a root lands on the root of another tree;
+- what it holds on a child lands on a child of another tree with the same
+  resource classes in its inventory (a NUMA cell on a NUMA cell, a NIC on
+  a NIC) and every ``CUSTOM_*`` trait of the source child (physnets,
+  device kinds); two source children land on two different children;
+- what it holds on a sharing provider that stays (a storage pool) stays,
+  and the new tree must reach that provider through an aggregate; what it
+  holds on a drained sharing provider lands on another sharing provider the
+  new tree reaches.
+
+A consumer that holds anything in a drained tree leaves its whole tree
+(everything it holds there moves, as a migration moves an instance), so
+its usage there is released before anything lands.  Targets honour the
+capacity rule of ``providers.models`` (reserved, allocation ratio, usage)
+and ``unit_ok`` (min_unit, max_unit, step_size); a tree whose root, and a
+provider which, carries ``COMPUTE_STATUS_DISABLED`` is never a target, nor
+is a drained provider.  Traits every target root must have, and an
+aggregate the targets must be in, may be given (Placement does not know
+what each instance asked for).
+
+Each consumer goes to the first tree that takes it, trees ordered by the
+share of the cloud's free capacity they hold (most first): first-fit
+decreasing, the classic bin-packing heuristic, which answers "does it fit"
+near-optimally and cheaply.  Usage only grows during the simulation, so a
+tree that could not take one shape cannot take it later: each shape keeps a
+cursor into the tree order and the whole run is about linear in consumers
+plus trees.  Nova's weighers would spread rather than pack, so the plan
+is one way the move can be done, not the one Nova would pick.
+
+Six SELECTs whatever the cloud's size.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import os_traits
+from django.db.models import Sum
+
+from allocations.models import Allocation
+from placement_site import errors
+from placement_site.querystring import reject_nul
+from placement_site.uuids import normalize_uuid
+from providers.models import (
+    Inventory,
+    ProviderAggregate,
+    ProviderTrait,
+    ResourceProvider,
+    capacity_of,
+    unit_ok,
+)
+from resource_classes.models import Trait
+
+DISABLED = os_traits.COMPUTE_STATUS_DISABLED
+SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
+FULLEST = 10
+# Unplaced consumers given a full diagnosis each; the rest of the same shape
+# reuse their shape's diagnosis (the cloud only fills up meanwhile).
+DIAGNOSE = 50
+
+# Why a consumer does not fit on one target tree (a bounded set).
+REASONS = {
+    "capacity": "not enough free capacity",
+    "max_unit": "the amount is above max_unit",
+    "min_unit": "the amount is below min_unit",
+    "step_size": "the amount is not a multiple of step_size",
+    "no_inventory": "no inventory of the class where the shape puts it",
+    "no_child_of_kind": "no child provider of the same kind",
+    "sharing_unreachable": "the sharing provider it keeps using is not reachable",
+    "no_target": "no target tree at all",
+}
+
+
+# -- What comes out ---------------------------------------------------------------
+
+
+@dataclass
+class Move:
+    consumer: str
+    project: str
+    holds: list  # [{"uuid", "name", "resources": {class: amount}}]
+    to: list = field(default_factory=list)  # the same, where it lands
+    reason: dict | None = None  # {"kind", "resource_class", "text", "trees"} when it does not fit
+
+
+@dataclass
+class DrainResult:
+    fits: bool
+    drained: list  # [{"uuid", "name"}]
+    consumers: int
+    placed: list  # of Move
+    not_placed: list  # of Move
+    fullest_after: list  # [{"uuid", "name", "resource_class", "used_before", "used", "capacity", "percent"}]
+    targets: int  # trees that could receive
+    took_ms: float
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+# -- The cloud, read once ---------------------------------------------------------
+
+
+class _Provider:
+    __slots__ = ("id", "uuid", "name", "parent", "root", "inventory", "traits", "aggregates",
+                 "children")
+
+    def __init__(self, pk, uuid, name, parent, root):
+        self.id, self.uuid, self.name = pk, uuid, name
+        self.parent, self.root = parent, root or pk
+        self.inventory = {}  # class -> (capacity, min_unit, max_unit, step_size)
+        self.traits = set()
+        self.aggregates = set()
+        self.children = []
+
+
+class _Cloud:
+    def __init__(self, extra_traits=()):
+        self.providers = {}
+        for pk, uuid, name, parent, root in ResourceProvider.objects.values_list(
+                "id", "uuid", "name", "parent_id", "root_id"):
+            self.providers[pk] = _Provider(pk, uuid, name, parent, root)
+        for p in self.providers.values():
+            if p.parent in self.providers:
+                self.providers[p.parent].children.append(p.id)
+        for rp, rc, total, reserved, ratio, low, high, step in Inventory.objects.values_list(
+                "resource_provider_id", "resource_class__name", "total", "reserved",
+                "allocation_ratio", "min_unit", "max_unit", "step_size"):
+            self.providers[rp].inventory[rc] = (capacity_of(total, reserved, ratio), low, high,
+                                                step)
+        self.used = defaultdict(int)  # (rp id, class) -> amount
+        for rp, rc, n in Allocation.objects.values("resource_provider_id", "resource_class__name") \
+                .annotate(n=Sum("used")).values_list("resource_provider_id",
+                                                     "resource_class__name", "n"):
+            self.used[(rp, rc)] = int(n)
+        # Only the traits the simulation looks at: the two markers, the
+        # traits asked of every target and the custom ones children carry.
+        wanted = {DISABLED, SHARES, *extra_traits}
+        for rp, trait in ProviderTrait.objects.values_list("resource_provider_id", "trait__name"):
+            if trait in wanted or trait.startswith("CUSTOM_"):
+                self.providers[rp].traits.add(trait)
+        for rp, agg in ProviderAggregate.objects.values_list("resource_provider_id",
+                                                             "aggregate__uuid"):
+            self.providers[rp].aggregates.add(agg)
+        self.sharing = {p.id for p in self.providers.values() if SHARES in p.traits}
+        self.tree_aggregates = defaultdict(set)
+        for p in self.providers.values():
+            self.tree_aggregates[p.root] |= p.aggregates
+        self.by_uuid = {p.uuid: p for p in self.providers.values()}
+        self.by_name = {p.name: p for p in self.providers.values()}
+
+    def find(self, text: str) -> _Provider:
+        found = self.by_uuid.get(normalize_uuid(text) or "") or self.by_name.get(text)
+        if found is None:
+            raise errors.BadRequest(f"No resource provider with uuid or name {text!r}.")
+        return found
+
+    def subtree(self, pk):
+        stack, out = [pk], []
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(self.providers[node].children)
+        return out
+
+    def disabled(self, pk) -> bool:
+        p = self.providers[pk]
+        return DISABLED in p.traits or DISABLED in self.providers[p.root].traits
+
+    def free(self, pk, rc) -> int:
+        inv = self.providers[pk].inventory.get(rc)
+        return inv[0] - self.used[(pk, rc)] if inv else 0
+
+
+# -- One consumer's shape -----------------------------------------------------------
+
+
+class _Need:
+    """What one consumer needs placed: the amounts on a root, one entry per
+    source child, the sharing providers it keeps and the amounts it holds
+    on drained sharing providers."""
+
+    __slots__ = ("consumer", "project", "holds", "root", "children", "keeps", "shared",
+                 "moves_tree", "home", "size", "key")
+
+    def __init__(self, consumer, project, holds):
+        self.consumer, self.project, self.holds = consumer, project, holds
+        self.root = {}
+        self.children = []  # (kind: frozenset of classes, required traits, {class: amount})
+        self.keeps = set()  # sharing providers that stay
+        self.shared = []  # {class: amount} per drained sharing provider
+        self.moves_tree = False
+        self.home = None  # the tree it stays in when only a pool is drained
+
+
+def _needs(cloud, drained, rows):
+    holds = defaultdict(lambda: defaultdict(dict))
+    projects = {}
+    for consumer, project, rp, rc, used in rows:
+        holds[consumer][rp][rc] = holds[consumer][rp].get(rc, 0) + used
+        projects[consumer] = project
+    needs = []
+    for consumer, by_rp in holds.items():
+        need = _Need(consumer, projects[consumer], by_rp)
+        in_trees = [rp for rp in by_rp if rp not in cloud.sharing]
+        need.moves_tree = any(rp in drained for rp in in_trees)
+        for rp, amounts in by_rp.items():
+            p = cloud.providers[rp]
+            if rp in cloud.sharing:
+                if rp in drained:
+                    need.shared.append(dict(amounts))
+                else:
+                    need.keeps.add(rp)
+            elif not need.moves_tree:
+                need.home = p.root
+            elif p.parent is None:
+                for rc, n in amounts.items():
+                    need.root[rc] = need.root.get(rc, 0) + n
+            else:
+                custom = frozenset(t for t in p.traits if t.startswith("CUSTOM_"))
+                need.children.append((frozenset(p.inventory), custom, dict(amounts)))
+        need.children.sort(key=lambda c: (-sum(c[2].values()), sorted(c[2].items())))
+        need.key = (tuple(sorted(need.root.items())),
+                    tuple((tuple(sorted(k)), tuple(sorted(t)), tuple(sorted(a.items())))
+                          for k, t, a in need.children),
+                    tuple(sorted(need.keeps)),
+                    tuple(tuple(sorted(a.items())) for a in need.shared),
+                    need.home)
+        needs.append(need)
+    return needs
+
+
+# -- Fitting ----------------------------------------------------------------------------
+
+
+def _misfit(cloud, pk, amounts):
+    """None when ``amounts`` fit on provider ``pk`` now, else (kind, class, free)."""
+    p = cloud.providers[pk]
+    for rc, n in amounts.items():
+        inv = p.inventory.get(rc)
+        if inv is None:
+            return "no_inventory", rc, 0
+        capacity, low, high, step = inv
+        if not unit_ok(n, low, high, step):
+            kind = "max_unit" if n > high else "min_unit" if n < low else "step_size"
+            return kind, rc, capacity - cloud.used[(pk, rc)]
+        if cloud.used[(pk, rc)] + n > capacity:
+            return "capacity", rc, capacity - cloud.used[(pk, rc)]
+    return None
+
+
+class _Miss(Exception):
+    def __init__(self, kind, rc=None, free=None, where=None):
+        self.kind, self.rc, self.free, self.where = kind, rc, free, where
+
+
+def _try(cloud, need, root, drained):
+    """{provider id: {class: amount}} for ``need`` in the tree of ``root``, or
+    raise _Miss with the first constraint that fails there."""
+    landing = {}
+    top = cloud.providers[root]
+    if need.root:
+        miss = _misfit(cloud, root, need.root)
+        if miss:
+            raise _Miss(*miss, top.name)
+        landing[root] = need.root
+    if need.children:
+        taken = set()
+        members = [c for c in cloud.subtree(root)
+                   if c != root and c not in drained and not cloud.disabled(c)]
+        for kind, custom, amounts in need.children:
+            first = None
+            for child in members:
+                p = cloud.providers[child]
+                if child in taken or frozenset(p.inventory) != kind or custom - p.traits:
+                    continue
+                miss = _misfit(cloud, child, amounts)
+                if miss is None:
+                    taken.add(child)
+                    landing[child] = amounts
+                    break
+                first = first or (*miss, p.name)
+            else:
+                raise _Miss(*first) if first else _Miss("no_child_of_kind", None, None,
+                                                        top.name)
+    reach = cloud.tree_aggregates[root]
+    for s in need.keeps:
+        if not cloud.providers[s].aggregates & reach:
+            raise _Miss("sharing_unreachable", None, None, cloud.providers[s].name)
+    for amounts in need.shared:
+        first = None
+        for s in sorted(cloud.sharing):
+            if s in drained or s in landing or cloud.disabled(s) \
+                    or not cloud.providers[s].aggregates & reach:
+                continue
+            miss = _misfit(cloud, s, amounts)
+            if miss is None:
+                landing[s] = amounts
+                break
+            first = first or (*miss, cloud.providers[s].name)
+        else:
+            raise _Miss(*first) if first else _Miss("sharing_unreachable")
+    return landing
+
+
+def _apply(cloud, landing, sign=1):
+    for pk, amounts in landing.items():
+        for rc, n in amounts.items():
+            cloud.used[(pk, rc)] += sign * n
+
+
+def _diagnose(cloud, need, order, drained):
+    """The reason ``need`` fits nowhere: the constraint that failed on most
+    target trees, with the most free amount any of them had."""
+    if not order:
+        return {"kind": "no_target", "resource_class": None, "trees": 0, "targets": 0,
+                "label": REASONS["no_target"], "most_free": None, "most_free_on": None,
+                "others": "",
+                "text": "no tree can receive anything (every tree is drained, disabled, a "
+                        "sharing provider, or lacks a required trait or the target aggregate)"}
+    counts = defaultdict(int)
+    best = {}
+    for root in order:
+        try:
+            _try(cloud, need, root, drained)
+            continue
+        except _Miss as miss:
+            counts[(miss.kind, miss.rc)] += 1
+            if miss.free is not None and (best.get((miss.kind, miss.rc)) is None
+                                          or miss.free > best[(miss.kind, miss.rc)][0]):
+                best[(miss.kind, miss.rc)] = (miss.free, miss.where)
+    (kind, rc), n = max(counts.items(), key=lambda kv: (kv[1], kv[0][0], kv[0][1] or ""))
+    most_free, most_free_on = best.get((kind, rc), (None, None)) if kind == "capacity" \
+        else (None, None)
+    others = "; ".join(
+        f"{c}: {REASONS[k[0]]}" + (f" ({k[1]})" if k[1] else "")
+        for c, k in sorted(((c, k) for k, c in counts.items() if k != (kind, rc)),
+                           key=lambda ck: (-ck[0], ck[1][0], ck[1][1] or ""))[:3])
+    text = f"{n} of {len(order)} target trees: {REASONS[kind]}"
+    if rc:
+        text += f" ({rc})"
+    if most_free is not None:
+        text += f"; the most free {rc} where this shape may land is {most_free} on {most_free_on}"
+    if others:
+        text += "; " + others
+    return {"kind": kind, "resource_class": rc, "trees": n, "targets": len(order),
+            "label": REASONS[kind], "most_free": most_free, "most_free_on": most_free_on,
+            "others": others, "text": text}
+
+
+# -- Reading a query ------------------------------------------------------------------
+
+PARAMETERS = {
+    "provider": "A provider to drain, by uuid or name, with everything under it "
+                "(repeat for several).",
+    "tree": "Drain the whole tree of this provider (uuid or name; repeat for several).",
+    "aggregate": "Drain every tree with a provider in this aggregate (uuid).",
+    "required": "Traits every target root must have, comma-separated.",
+    "target_aggregate": "Only trees with a provider in this aggregate receive (uuid).",
+    "fullest": "How many of the fullest providers after the move to list (default 10, "
+               "at most 1000).",
+}
+REPEATABLE = {"provider", "tree"}
+
+
+def _check_parameters(query, known):
+    reject_nul(query)
+    unknown = sorted(set(query.keys()) - set(known))
+    if unknown:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
+            f"expected {', '.join(sorted(known))}.")
+    for key in query.keys():
+        if key not in REPEATABLE and len(query.getlist(key)) > 1:
+            raise errors.BadRequest(f"Invalid query string parameters: {key} given twice.")
+
+
+def _whole_number(query, key, default, high):
+    text = query.get(key)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= high:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: {key} must be a whole number from 0 to {high}.")
+    return int(text)
+
+
+def arguments(query) -> dict:
+    """The keyword arguments of :func:`drain` from a query string (a
+    QueryDict): ``GET /planning/drain`` and the console's drain page read
+    their input with it.  Raises ``errors.BadRequest``."""
+    _check_parameters(query, PARAMETERS)
+    required = [t.strip() for t in (query.get("required") or "").split(",") if t.strip()]
+    missing = sorted(set(required) - set(
+        Trait.objects.filter(name__in=required).values_list("name", flat=True)))
+    if missing:
+        raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
+    return {
+        "providers": [v.strip() for v in query.getlist("provider") if v.strip()],
+        "trees": [v.strip() for v in query.getlist("tree") if v.strip()],
+        "aggregate": (query.get("aggregate") or "").strip() or None,
+        "required": required,
+        "target_aggregate": (query.get("target_aggregate") or "").strip() or None,
+        "fullest": _whole_number(query, "fullest", FULLEST, 1000),
+    }
+
+
+# -- The what-if ----------------------------------------------------------------------
+
+
+def drained_providers(cloud, *, providers=(), trees=(), aggregate=None):
+    chosen = set()
+    for text in providers:
+        chosen.update(cloud.subtree(cloud.find(text).id))
+    for text in trees:
+        chosen.update(cloud.subtree(cloud.find(text).root))
+    if aggregate:
+        agg = normalize_uuid(aggregate)
+        if agg is None:
+            raise errors.BadRequest(f"Aggregate {aggregate!r} is not a uuid.")
+        roots = {p.root for p in cloud.providers.values() if agg in p.aggregates}
+        if not roots:
+            raise errors.BadRequest(f"No resource provider is in aggregate {agg}.")
+        for root in roots:
+            chosen.update(cloud.subtree(root))
+    return chosen
+
+
+def _entry(cloud, pk, amounts):
+    p = cloud.providers[pk]
+    return {"uuid": p.uuid, "name": p.name, "resources": dict(sorted(amounts.items()))}
+
+
+def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggregate=None,
+          fullest=FULLEST) -> DrainResult:
+    """Simulate draining; raises ``errors.BadRequest`` for an unknown provider
+    or aggregate, or when nothing is named."""
+    started = time.perf_counter()
+    if not (providers or trees or aggregate):
+        raise errors.BadRequest("Name what to drain: provider, tree or aggregate.")
+    required = frozenset(required)
+    cloud = _Cloud(extra_traits=required)
+    drained = drained_providers(cloud, providers=providers, trees=trees, aggregate=aggregate)
+    if target_aggregate is not None:
+        target_agg = normalize_uuid(target_aggregate)
+        if target_agg is None:
+            raise errors.BadRequest(f"Aggregate {target_aggregate!r} is not a uuid.")
+    rows = Allocation.objects.filter(consumer_id__in=Allocation.objects.filter(
+        resource_provider_id__in=drained).values("consumer_id")).values_list(
+        "consumer__uuid", "consumer__project__external_id", "resource_provider_id",
+        "resource_class__name", "used")
+    needs = _needs(cloud, drained, rows)
+    before = dict(cloud.used)
+    # Everything moving leaves first: its tree usage (drained or not) is
+    # released, and from here on usage only grows.
+    for need in needs:
+        if need.moves_tree:
+            _apply(cloud, {rp: a for rp, a in need.holds.items() if rp not in cloud.sharing}, -1)
+        for rp, amounts in need.holds.items():
+            if rp in cloud.sharing and rp in drained:
+                _apply(cloud, {rp: amounts}, -1)
+
+    cloud_capacity = defaultdict(int)
+    for p in cloud.providers.values():
+        for rc, inv in p.inventory.items():
+            cloud_capacity[rc] += inv[0]
+
+    def share(amounts_by_rp):
+        return sum(n / cloud_capacity[rc] for amounts in amounts_by_rp.values()
+                   for rc, n in amounts.items() if cloud_capacity[rc] > 0)
+
+    roots = [p.id for p in cloud.providers.values()
+             if p.parent is None and p.id not in drained and p.id not in cloud.sharing
+             and DISABLED not in p.traits and not required - p.traits
+             and (target_aggregate is None or target_agg in cloud.tree_aggregates[p.id])]
+    tree_free = defaultdict(float)
+    for p in cloud.providers.values():
+        for rc, inv in p.inventory.items():
+            if cloud_capacity[rc] > 0 and p.id not in drained:
+                tree_free[p.root] += max(cloud.free(p.id, rc), 0) / cloud_capacity[rc]
+    order = sorted(roots, key=lambda r: (-tree_free[r], cloud.providers[r].name))
+
+    for need in needs:
+        need.size = share(need.holds)
+    needs.sort(key=lambda n: (-n.size, n.consumer))
+    cursor = {}  # shape -> index into order: earlier trees cannot take it any more
+    diagnosed = {}
+    placed, not_placed = [], []
+    for need in needs:
+        holds = [_entry(cloud, rp, a) for rp, a in sorted(need.holds.items())]
+        move = Move(consumer=need.consumer, project=need.project, holds=holds)
+        landing = None
+        if need.moves_tree:
+            i = cursor.get(need.key, 0)
+            while i < len(order):
+                try:
+                    landing = _try(cloud, need, order[i], drained)
+                    break
+                except _Miss:
+                    i += 1
+            cursor[need.key] = i
+            candidates = order
+        else:
+            candidates = [need.home] if need.home is not None else order
+            for root in candidates:
+                try:
+                    landing = _try(cloud, need, root, drained)
+                    break
+                except _Miss:
+                    continue
+        if landing is None:
+            if len(not_placed) < DIAGNOSE or need.key not in diagnosed:
+                diagnosed[need.key] = _diagnose(cloud, need, candidates, drained)
+            move.reason = diagnosed[need.key]
+            not_placed.append(move)
+            continue
+        _apply(cloud, landing)
+        move.to = [_entry(cloud, rp, a) for rp, a in sorted(landing.items())]
+        placed.append(move)
+
+    fullness = []
+    for p in cloud.providers.values():
+        if p.id in drained or cloud.disabled(p.id):
+            continue
+        for rc, (capacity, *_rest) in p.inventory.items():
+            if capacity > 0:
+                used = cloud.used[(p.id, rc)]
+                fullness.append((used / capacity, p.name, rc, p, used, capacity))
+    fullness.sort(key=lambda f: (-f[0], f[1], f[2]))
+    fullest_after = [
+        {"uuid": p.uuid, "name": p.name, "resource_class": rc,
+         "used_before": before.get((p.id, rc), 0), "used": used, "capacity": capacity,
+         "percent": round(100 * ratio, 1)}
+        for ratio, _name, rc, p, used, capacity in fullness[:fullest]]
+    return DrainResult(
+        fits=not not_placed,
+        drained=[{"uuid": cloud.providers[pk].uuid, "name": cloud.providers[pk].name}
+                 for pk in sorted(drained, key=lambda pk: cloud.providers[pk].name)],
+        consumers=len(needs), placed=placed, not_placed=not_placed,
+        fullest_after=fullest_after, targets=len(order),
+        took_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def as_text(result: DrainResult, *, show=20) -> str:
+    lines = [
+        f"drain: {len(result.drained)} provider(s): "
+        + ", ".join(d["name"] for d in result.drained[:show])
+        + (" ..." if len(result.drained) > show else ""),
+        f"consumers to move: {result.consumers}; placed {len(result.placed)}, "
+        f"not placed {len(result.not_placed)}; target trees: {result.targets}",
+        "verdict: " + ("FITS" if result.fits else "DOES NOT FIT"),
+    ]
+    if result.not_placed:
+        lines.append("not placed:")
+        for move in result.not_placed[:show]:
+            lines.append(f"  {move.consumer} holds {_where(move.holds)}: {move.reason['text']}")
+        if len(result.not_placed) > show:
+            lines.append(f"  ... {len(result.not_placed) - show} more")
+    if result.placed:
+        lines.append("placed:")
+        for move in result.placed[:show]:
+            lines.append(f"  {move.consumer} {_where(move.holds)} -> {_where(move.to)}")
+        if len(result.placed) > show:
+            lines.append(f"  ... {len(result.placed) - show} more")
+    lines.append("fullest providers after:")
+    for f in result.fullest_after:
+        lines.append(f"  {f['name']} {f['resource_class']}: {f['used']}/{f['capacity']} "
+                     f"({f['percent']}%, was {f['used_before']})")
+    lines.append(f"took {result.took_ms} ms")
+    return "\n".join(lines) + "\n"
+
+
+def _where(entries):
+    return "; ".join(f"{e['name']} " + ",".join(f"{rc}:{n}" for rc, n in e["resources"].items())
+                     for e in entries)

@@ -1,0 +1,331 @@
+"""Scheduling failures, captured when they happen and explained.
+
+Two events are recorded (the receivers below are connected in
+``PlanningConfig.ready``; the apps that send them cannot import this one):
+
+- ``GET /allocation_candidates`` answering with no candidates
+  (``candidates.signals.no_candidates``): the query string, microversion,
+  caller, request id and global request id (``X-OpenStack-Request-ID``,
+  which Nova sends, so a Nova log line leads straight to the record), and
+  the explain service's answer computed at that moment
+  (``candidates.explain.explain``), from which the reason is taken: the
+  kind of the constraint that emptied a request group, or the
+  request-wide one that removed the last tree;
+- a claim refused for capacity (``allocations.signals.claim_refused``): a
+  409 on ``PUT /allocations/{c}`` or ``POST /allocations`` that is not a
+  generation conflict, with the provider, class and numbers it failed on.
+
+Bounded, so that a storm of empty answers cannot hurt the service: at
+most ``PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE`` explanations per minute and
+process (past it a record is stored without one, reason ``not_explained``);
+the stored query is cut to ``PLACEMENT_FAILURE_QUERY_MAX_CHARS``; records
+older than ``PLACEMENT_FAILURE_RETENTION_DAYS`` and beyond the newest
+``PLACEMENT_FAILURE_MAX_RECORDS`` are pruned every ``PRUNE_EVERY`` records a
+process writes (and by ``manage.py scheduling_failures --prune``).  A
+request that finds candidates, or a claim that succeeds, does nothing here.
+Every failure counts in ``placement_scheduling_failures_total{kind, reason}``.
+
+A failure in the capture itself is logged and never changes the answer.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from candidates import explain
+from candidates.explanation import Explanation
+from placement_site import errors, metrics
+from placement_site.querystring import reject_nul
+from planning.models import SchedulingFailure
+
+LOG = logging.getLogger(__name__)
+
+# The reasons, a fixed set (the label values of the metric): the explain
+# service's constraint kinds, and the claim refusals'.
+CANDIDATE_REASONS = (
+    "resource_class_missing", "min_unit", "max_unit", "step_size", "capacity", "required",
+    "any_of_traits", "forbidden", "member_of", "in_tree", "root_required", "group_policy",
+    "same_subtree", "combined_capacity", "limit", "no_providers", "not_explained", "unknown",
+)
+CLAIM_REASONS = ("no_inventory", "unit_constraints", "capacity")
+REASONS = tuple(sorted(set(CANDIDATE_REASONS) | set(CLAIM_REASONS)))
+KINDS = ("candidates", "claim")
+PRUNE_EVERY = 50
+SHOW = 5  # providers per explanation step kept in a record
+
+
+class _RateLimit:
+    """At most ``per_minute()`` grants in any 60 s, in this process."""
+
+    def __init__(self, per_minute):
+        self.per_minute = per_minute
+        self.lock = threading.Lock()
+        self.granted = collections.deque()
+
+    def allow(self, now=None) -> bool:
+        limit = self.per_minute()
+        if limit <= 0:
+            return False
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            while self.granted and now - self.granted[0] >= 60:
+                self.granted.popleft()
+            if len(self.granted) >= limit:
+                return False
+            self.granted.append(now)
+            return True
+
+    def reset(self):
+        with self.lock:
+            self.granted.clear()
+
+
+explanations = _RateLimit(lambda: settings.PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE)
+_written = {"count": 0}
+_written_lock = threading.Lock()
+
+
+def reason_of(result: Explanation) -> str:
+    """The constraint kind that emptied the search: the step that left no
+    provider or tree in the first group that cannot be met, else the
+    request-wide step that removed the last tree."""
+    if result.candidates:
+        return "unknown"  # found by the time it was explained
+    for group in result.groups:
+        if group.trees_left:
+            continue
+        steps = group.steps + group.tree_steps
+        emptied = [s for s in steps if s.left == 0] or sorted(
+            steps, key=lambda s: -s.removed_count)
+        if emptied:
+            return _bounded(emptied[0].kind)
+        return "no_providers"
+    for step in result.steps:
+        if step.left == 0:
+            return _bounded(step.kind)
+    if result.steps:
+        return _bounded(result.steps[-1].kind)
+    return "unknown"
+
+
+def _bounded(kind: str) -> str:
+    return kind if kind in CANDIDATE_REASONS else "unknown"
+
+
+def _cut(text: str) -> tuple[str, bool]:
+    limit = settings.PLACEMENT_FAILURE_QUERY_MAX_CHARS
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def _caller(request) -> dict:
+    context = getattr(request, "placement_context", None)
+    version = getattr(request, "placement_mv", None)
+    return {
+        "project_id": (getattr(context, "project_id", None) or "")[:255],
+        "user_id": (getattr(context, "user_id", None) or "")[:255],
+        "request_id": getattr(request, "placement_request_id", "") or "",
+        "global_request_id": getattr(request, "placement_global_request_id", None) or "",
+        "microversion": str(version) if version is not None else "",
+    }
+
+
+def _store(**fields):
+    # Its own transaction: a claim's has been rolled back by now, and a
+    # record must not be lost with (or hold up) anything else.  On
+    # PostgreSQL the commit does not wait for the disk: losing the last
+    # records to a crash is better than every empty answer paying a flush.
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        SchedulingFailure.objects.create(created_at=timezone.now(), **fields)
+    with _written_lock:
+        _written["count"] += 1
+        due = _written["count"] % PRUNE_EVERY == 0
+    if due:
+        prune()
+
+
+def on_no_candidates(sender, *, request, candidate_request, **kwargs):
+    """Record an answer without candidates (candidates.signals.no_candidates)."""
+    if not settings.PLACEMENT_FAILURE_CAPTURE:
+        return
+    try:
+        reason, summary, explanation = "not_explained", "", None
+        if explanations.allow():
+            result = explain.explain(candidate_request, show=SHOW)
+            explanation = result.as_dict()
+            reason, summary = reason_of(result), result.verdict[:512]
+        query, truncated = _cut(request.META.get("QUERY_STRING", ""))
+        metrics.SCHEDULING_FAILURES.labels("candidates", reason).inc()
+        _store(kind="candidates", reason=reason, summary=summary, query=query,
+               query_truncated=truncated, explanation=explanation, **_caller(request))
+    except Exception:  # noqa: BLE001 - the answer must go out whatever happens here
+        LOG.exception("could not record a GET /allocation_candidates without candidates")
+
+
+def on_claim_refused(sender, *, request, refusal, **kwargs):
+    """Record a claim refused for capacity (allocations.signals.claim_refused)."""
+    if not settings.PLACEMENT_FAILURE_CAPTURE:
+        return
+    try:
+        reason = refusal.get("reason") if refusal.get("reason") in CLAIM_REASONS else "capacity"
+        body = request.body.decode("utf-8", "replace") if request.body else ""
+        query, truncated = _cut(f"{request.method} {request.path} {body}")
+        summary = (f"{refusal.get('resource_class')} on {refusal.get('provider')}: asked "
+                   f"{refusal.get('requested')}, used {refusal.get('used')}, capacity "
+                   f"{refusal.get('capacity')}")
+        metrics.SCHEDULING_FAILURES.labels("claim", reason).inc()
+        _store(kind="claim", reason=reason, summary=summary[:512], query=query,
+               query_truncated=truncated, explanation=dict(refusal), **_caller(request))
+    except Exception:  # noqa: BLE001 - the 409 must go out whatever happens here
+        LOG.exception("could not record a claim refused for capacity")
+
+
+def prune(*, now=None, dry_run=False) -> int:
+    """Drop records past the retention and beyond the newest MAX_RECORDS;
+    with ``dry_run`` only count them."""
+    deleted = 0
+    old = SchedulingFailure.objects.none()
+    days = settings.PLACEMENT_FAILURE_RETENTION_DAYS
+    if days > 0:
+        cutoff = (now or timezone.now()) - timedelta(days=days)
+        old = SchedulingFailure.objects.filter(created_at__lt=cutoff)
+    keep = settings.PLACEMENT_FAILURE_MAX_RECORDS
+    if dry_run:
+        aged = old.count()
+        return aged + max(0, SchedulingFailure.objects.count() - aged - keep)
+    deleted += old.delete()[0]
+    while True:
+        extra = list(SchedulingFailure.objects.order_by("-created_at", "-id")
+                     .values_list("id", flat=True)[keep:keep + 1000])
+        if not extra:
+            break
+        deleted += SchedulingFailure.objects.filter(id__in=extra).delete()[0]
+    return deleted
+
+
+# -- Reading them back ----------------------------------------------------------------
+
+PARAMETERS = {
+    "global_request_id": "Only the records of this X-OpenStack-Request-ID (req-<uuid>).",
+    "request_id": "Only the record of this request id (req-<uuid>).",
+    "kind": "candidates or claim.",
+    "reason": "Only this reason.",
+    "hours": "The period grouped and listed, in hours back from now (default 24, at most "
+             "8760).",
+    "limit": "Records listed, newest first (default 50, at most 1000).",
+}
+
+
+def arguments(query) -> dict:
+    """Keyword arguments of :func:`report` from a query string (a QueryDict);
+    raises ``errors.BadRequest``."""
+    reject_nul(query)
+    unknown = sorted(set(query.keys()) - set(PARAMETERS))
+    if unknown:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
+            f"expected {', '.join(sorted(PARAMETERS))}.")
+    out = {}
+    for key, low, high in (("hours", 1, 8760), ("limit", 0, 1000)):
+        text = query.get(key)
+        if text is None or text == "":
+            continue
+        if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
+            raise errors.BadRequest(f"Invalid query string parameters: {key} must be a whole "
+                                    f"number from {low} to {high}.")
+        out[key] = int(text)
+    for key, allowed in (("kind", KINDS), ("reason", REASONS)):
+        value = query.get(key)
+        if value:
+            if value not in allowed:
+                raise errors.BadRequest(f"Invalid query string parameters: {key} must be one "
+                                        f"of {', '.join(allowed)}.")
+            out[key] = value
+    for key in ("global_request_id", "request_id"):
+        value = (query.get(key) or "").strip()
+        if value:
+            if len(value) > 64:
+                raise errors.BadRequest(f"Invalid query string parameters: {key} is too long.")
+            out[key] = value
+    return out
+
+
+def record_dict(record: SchedulingFailure, *, with_explanation=True) -> dict:
+    out = {"id": record.id, "created_at": record.created_at.isoformat(), "kind": record.kind,
+           "reason": record.reason, "summary": record.summary, "query": record.query,
+           "query_truncated": record.query_truncated, "microversion": record.microversion,
+           "project_id": record.project_id, "user_id": record.user_id,
+           "request_id": record.request_id, "global_request_id": record.global_request_id}
+    if with_explanation:
+        out["explanation"] = record.explanation
+    return out
+
+
+def report(*, hours=24, limit=50, kind=None, reason=None, global_request_id=None,
+           request_id=None, now=None) -> dict:
+    """Failures of the last ``hours``: grouped by kind and reason with an
+    hourly (or, past two days, daily) trend, and the newest records.  A
+    global or plain request id looks its records up whatever their age."""
+    now = now or timezone.now()
+    records = SchedulingFailure.objects.all()
+    if global_request_id or request_id:
+        if global_request_id:
+            records = records.filter(global_request_id=global_request_id)
+        if request_id:
+            records = records.filter(request_id=request_id)
+    else:
+        records = records.filter(created_at__gte=now - timedelta(hours=hours))
+    if kind:
+        records = records.filter(kind=kind)
+    if reason:
+        records = records.filter(reason=reason)
+    bucket_hours = 1 if hours <= 48 else 24
+    buckets = -(-hours // bucket_hours)
+    start = now - timedelta(hours=buckets * bucket_hours)
+    groups = {}
+    for k, r, n, last in records.values("kind", "reason").annotate(
+            n=Count("id"), last=Max("created_at")).values_list("kind", "reason", "n", "last"):
+        groups[(k, r)] = {"kind": k, "reason": r, "count": n, "last": last.isoformat(),
+                          "trend": [0] * buckets}
+    # The trend from the records' times, read once (bounded by the period).
+    for k, r, at in records.filter(created_at__gte=start).values_list(
+            "kind", "reason", "created_at").iterator():
+        i = int((at - start).total_seconds() // (bucket_hours * 3600))
+        if 0 <= i < buckets and (k, r) in groups:
+            groups[(k, r)]["trend"][i] += 1
+    listed = [record_dict(f) for f in records.order_by("-created_at", "-id")[:limit]]
+    return {
+        "hours": hours, "bucket_hours": bucket_hours, "since": start.isoformat(),
+        "total": sum(g["count"] for g in groups.values()),
+        "by_reason": sorted(groups.values(), key=lambda g: (-g["count"], g["kind"],
+                                                            g["reason"])),
+        "failures": listed,
+    }
+
+
+def as_text(result: dict) -> str:
+    lines = [f"scheduling failures: {result['total']} since {result['since']} "
+             f"(trend per {result['bucket_hours']} h, oldest first)"]
+    for g in result["by_reason"]:
+        lines.append(f"  {g['kind']:10} {g['reason']:22} {g['count']:>6}  last {g['last']}  "
+                     f"trend {' '.join(str(n) for n in g['trend'])}")
+    if result["failures"]:
+        lines.append("newest:")
+    for f in result["failures"]:
+        lines.append(f"  {f['created_at']} {f['kind']} {f['reason']} "
+                     f"{f['global_request_id'] or '-'} {f['request_id']} project "
+                     f"{f['project_id'] or '-'}: {f['query'][:200]}")
+        if f["summary"]:
+            lines.append(f"      {f['summary']}")
+    return "\n".join(lines) + "\n"
+

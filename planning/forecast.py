@@ -1,0 +1,251 @@
+"""When will we be full, and what can we not use now?
+
+**Forecast.** From the usage snapshots (``allocations.snapshots``, taken by
+``manage.py take_usage_snapshot`` from cron), per resource class, for the
+whole cloud and per aggregate: a least-squares line through the used
+amounts of the last ``PLACEMENT_FORECAST_WINDOW_DAYS`` days; its slope is
+the trend (units a day), and where the line meets the latest capacity (and
+``PLACEMENT_FORECAST_THRESHOLD_PERCENT`` of it) gives the days left.
+
+Why a straight line over a window: a cloud's usage grows by many small,
+independent claims, so over a few weeks it moves roughly steadily; a line
+has two parameters that a handful of snapshots pin down, it cannot run
+away as a higher-degree fit or an exponential can on noisy data, and an
+operator can check it by eye on the Usage chart.  The window makes it
+follow a change of pace (a new tenant onboarding) within that many days.
+What it ignores: daily and weekly cycles (a window of whole weeks averages
+them out), step changes announced ahead (a migration wave, a tenant
+leaving), capacity added or removed in future (it measures against the
+capacity of the latest snapshot), and where in the cloud the growth lands
+(fragmentation: see stranded capacity).  ``r_squared`` says how well the
+line fits; a low value means the days left are not to be trusted.
+
+**Stranded capacity.** On a provider where some class is exhausted (less
+free than the smallest amount its min_unit and step_size allow), the free
+amounts of the provider's other classes cannot be used by any request that
+also needs the exhausted class: free memory on hosts with no free VCPU, and
+the reverse.  Counted per provider, as the issue defines it (a class on a
+NUMA child and one on its root are not paired); providers offering a class
+with no capacity at all (reserved = total) do not count as exhausted;
+sharing providers and disabled trees are left out.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import os_traits
+from django.conf import settings
+from django.db.models import Sum
+from django.utils import timezone
+
+from allocations.models import Allocation, UsageSnapshot
+from placement_site import errors
+from placement_site.querystring import reject_nul
+from placement_site.uuids import normalize_uuid
+from providers.models import Inventory, ProviderTrait, capacity_of, unit_ok
+
+SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
+DISABLED = os_traits.COMPUTE_STATUS_DISABLED
+SHOW_PROVIDERS = 50
+
+
+def fit_line(points):
+    """Least squares through [(x, y), ...]: (slope, intercept, r_squared),
+    or None with fewer than two distinct x."""
+    n = len(points)
+    if n < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    sxx = sum((x - mean_x) ** 2 for x, _ in points)
+    if sxx == 0:
+        return None
+    sxy = sum((x - mean_x) * (y - mean_y) for x, y in points)
+    slope = sxy / sxx
+    intercept = mean_y - slope * mean_x
+    syy = sum((y - mean_y) ** 2 for _, y in points)
+    r_squared = 1.0 if syy == 0 else (sxy * sxy) / (sxx * syy)
+    return slope, intercept, r_squared
+
+
+def _days_until(target, now_fit, slope, latest):
+    """Days from now until the fitted line reaches ``target``: 0 when the
+    latest snapshot is already there, None when usage is not growing."""
+    if latest >= target:
+        return 0.0
+    if slope <= 0:
+        return None
+    return max(0.0, (target - now_fit) / slope)
+
+
+def forecast(*, now=None, window_days=None, threshold_percent=None, aggregate=None) -> dict:
+    """{"method", "window_days", "threshold_percent", "rows": [...]}, a row per
+    (aggregate or "" for the whole cloud, class); ``aggregate`` keeps one scope."""
+    now = now or timezone.now()
+    window_days = window_days or settings.PLACEMENT_FORECAST_WINDOW_DAYS
+    threshold_percent = threshold_percent or settings.PLACEMENT_FORECAST_THRESHOLD_PERCENT
+    query = UsageSnapshot.objects.filter(taken_at__gte=now - timezone.timedelta(days=window_days),
+                                         taken_at__lte=now)
+    if aggregate is not None:
+        query = query.filter(aggregate_uuid=aggregate)
+    series = defaultdict(list)
+    for taken_at, scope, rc, capacity, used in query.order_by("taken_at", "id").values_list(
+            "taken_at", "aggregate_uuid", "resource_class", "capacity", "used"):
+        series[(scope, rc)].append(((taken_at - now).total_seconds() / 86400, capacity, used,
+                                    taken_at))
+    rows = []
+    for (scope, rc), samples in sorted(series.items()):
+        _, capacity, used, _ = samples[-1]
+        row = {"aggregate": scope, "resource_class": rc, "samples": len(samples),
+               "since": samples[0][3].isoformat(),
+               "used": used, "capacity": capacity,
+               "percent": round(100 * used / capacity, 1) if capacity else None,
+               "trend_per_day": None, "r_squared": None,
+               "days_to_capacity": None, "days_to_threshold": None}
+        line = fit_line([(x, u) for x, _, u, _ in samples])
+        if line is not None:
+            slope, intercept, r_squared = line
+            row["trend_per_day"] = round(slope, 3)
+            row["r_squared"] = round(r_squared, 3)
+            if capacity > 0:
+                for key, target in (("days_to_capacity", capacity),
+                                    ("days_to_threshold", capacity * threshold_percent / 100)):
+                    days = _days_until(target, intercept, slope, used)
+                    row[key] = None if days is None else round(days, 1)
+        rows.append(row)
+    return {"method": f"least-squares line over the last {window_days} days of usage snapshots",
+            "window_days": window_days, "threshold_percent": threshold_percent, "rows": rows}
+
+
+PARAMETERS = {
+    "aggregate": "Only this aggregate's rows (uuid); empty for the whole cloud's.",
+    "window_days": "Days of snapshots the line is fitted to (default "
+                   "PLACEMENT_FORECAST_WINDOW_DAYS).",
+    "threshold_percent": "The threshold, percent of capacity (default "
+                         "PLACEMENT_FORECAST_THRESHOLD_PERCENT).",
+    "show": f"Providers listed per class under stranded capacity (default {SHOW_PROVIDERS}).",
+}
+
+
+def arguments(query) -> dict:
+    """Keyword arguments of :func:`report` from a query string (a QueryDict);
+    raises ``errors.BadRequest``."""
+    reject_nul(query)
+    unknown = sorted(set(query.keys()) - set(PARAMETERS))
+    if unknown:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
+            f"expected {', '.join(sorted(PARAMETERS))}.")
+    out = {}
+    for key, low, high in (("window_days", 1, 3650), ("threshold_percent", 1, 100),
+                           ("show", 0, 10000)):
+        text = query.get(key)
+        if text is None or text == "":
+            continue
+        if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
+            raise errors.BadRequest(f"Invalid query string parameters: {key} must be a whole "
+                                    f"number from {low} to {high}.")
+        out[key] = int(text)
+    aggregate = query.get("aggregate")
+    if aggregate is not None and aggregate != "":
+        if normalize_uuid(aggregate) is None:
+            raise errors.BadRequest(f"Aggregate {aggregate!r} is not a uuid.")
+        out["aggregate"] = normalize_uuid(aggregate)
+    elif aggregate == "":
+        out["aggregate"] = ""
+    return out
+
+
+def report(*, aggregate=None, window_days=None, threshold_percent=None, show=SHOW_PROVIDERS,
+           now=None) -> dict:
+    """The forecast and the stranded capacity, as ``GET /planning/forecast``
+    answers them."""
+    return {"forecast": forecast(aggregate=aggregate, window_days=window_days,
+                                 threshold_percent=threshold_percent, now=now),
+            "stranded": stranded(show=show)}
+
+
+def _smallest(low, step):
+    """The smallest amount ``unit_ok`` allows with no upper bound in the way."""
+    step = step or 1
+    return math.ceil(low / step) * step
+
+
+def stranded(*, show=SHOW_PROVIDERS) -> dict:
+    """{class: {"amount", "providers": count, "listed": [...]}}: free capacity
+    stranded beside an exhausted class on the same provider (four statements)."""
+    used = {(rp, rc): int(n) for rp, rc, n in Allocation.objects.values(
+        "resource_provider_id", "resource_class__name").annotate(n=Sum("used")).values_list(
+        "resource_provider_id", "resource_class__name", "n")}
+    skip_providers, disabled_roots = set(), set()
+    for rp, root, trait in ProviderTrait.objects.filter(trait__name__in=[SHARES, DISABLED]) \
+            .values_list("resource_provider_id", "resource_provider__root_id", "trait__name"):
+        if trait == SHARES:
+            skip_providers.add(rp)
+        else:
+            skip_providers.add(rp)
+            disabled_roots.add(root or rp)
+    providers = defaultdict(dict)  # rp id -> class -> (free, capacity, exhausted)
+    names = {}
+    for rp, uuid, name, root, rc, total, reserved, ratio, low, high, step in \
+            Inventory.objects.values_list(
+                "resource_provider_id", "resource_provider__uuid", "resource_provider__name",
+                "resource_provider__root_id", "resource_class__name", "total", "reserved",
+                "allocation_ratio", "min_unit", "max_unit", "step_size"):
+        if rp in skip_providers or (root or rp) in disabled_roots:
+            continue
+        capacity = capacity_of(total, reserved, ratio)
+        free = max(capacity - used.get((rp, rc), 0), 0)
+        smallest = _smallest(low, step)
+        exhausted = capacity > 0 and not (smallest <= free and unit_ok(smallest, low, high, step))
+        providers[rp][rc] = (free, capacity, exhausted)
+        names[rp] = (uuid, name)
+    out = {}
+    for rp, classes in providers.items():
+        exhausted = sorted(rc for rc, (_, _, gone) in classes.items() if gone)
+        if not exhausted:
+            continue
+        for rc, (free, capacity, gone) in classes.items():
+            if gone or free <= 0:
+                continue
+            entry = out.setdefault(rc, {"amount": 0, "providers": 0, "listed": []})
+            entry["amount"] += free
+            entry["providers"] += 1
+            uuid, name = names[rp]
+            entry["listed"].append({"uuid": uuid, "name": name, "free": free,
+                                    "capacity": capacity, "exhausted": exhausted})
+    for entry in out.values():
+        entry["listed"].sort(key=lambda p: (-p["free"], p["name"]))
+        del entry["listed"][show:]
+    return dict(sorted(out.items()))
+
+
+def as_text(result: dict) -> str:
+    f = result["forecast"]
+    lines = [f"forecast: {f['method']}; threshold {f['threshold_percent']}% of capacity"]
+    if not f["rows"]:
+        lines.append("  no usage snapshots in the window (run manage.py take_usage_snapshot "
+                     "from cron)")
+    for row in f["rows"]:
+        scope = row["aggregate"] or "cloud"
+
+        def days(value):
+            return "not growing" if value is None and row["trend_per_day"] is not None \
+                else "-" if value is None else f"{value:g} d"
+
+        trend = "-" if row["trend_per_day"] is None else f"{row['trend_per_day']:+g}/day"
+        lines.append(
+            f"  {scope:36} {row['resource_class']:28} used {row['used']}/{row['capacity']} "
+            f"({row['percent']}%) trend {trend} (r2 {row['r_squared']}, {row['samples']} "
+            f"snapshots) threshold in {days(row['days_to_threshold'])}, full in "
+            f"{days(row['days_to_capacity'])}")
+    lines.append("stranded capacity (free beside an exhausted class on the same provider):")
+    if not result["stranded"]:
+        lines.append("  none")
+    for rc, entry in result["stranded"].items():
+        lines.append(f"  {rc}: {entry['amount']} on {entry['providers']} provider(s)")
+        for p in entry["listed"]:
+            lines.append(f"    {p['name']}: {p['free']} free of {p['capacity']}; exhausted: "
+                         f"{', '.join(p['exhausted'])}")
+    return "\n".join(lines) + "\n"
