@@ -211,10 +211,16 @@ def _provider_failures(ctx, group, p, trait_names, *, spread) -> list:
     member_of = group.spec.member_of
     if member_of.any_of or member_of.forbidden:
         aggs = p.aggs
+        root_aggs = None
         if spread and p.parent_id is not None and p.root_id in ctx.providers:
-            aggs = aggs | ctx.providers[p.root_id].aggs
+            root_aggs = ctx.providers[p.root_id].aggs
+            aggs = aggs | root_aggs
+        # As the engine: the provider alone, or its root alone, must be in
+        # every listed set; a root in all of them excuses the provider.
+        root_in_all = root_aggs is not None and all(
+            not root_aggs.isdisjoint(any_of) for any_of in member_of.any_of)
         for any_of in member_of.any_of:
-            if aggs.isdisjoint(any_of):
+            if not root_in_all and p.aggs.isdisjoint(any_of):
                 out.append(_Failure("member_of", f"member_of{s}={','.join(sorted(any_of))}",
                             "is in none of the aggregates", {}))
         if not aggs.isdisjoint(member_of.forbidden):

@@ -15,6 +15,7 @@ from placement_site.api import (
     json_body,
     json_response,
     require_json_content,
+    unvaried_404,
     versioned,
 )
 from placement_site.policy import authorize
@@ -203,6 +204,7 @@ class ResourceProviderDetailView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
                    403: _ERRORS[403], 404: _ERRORS[404]},
     )
+    @unvaried_404
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:show")
         return json_response(_provider_body(uuid, self.mv))
@@ -213,6 +215,7 @@ class ResourceProviderDetailView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:update")
         mv = self.mv
@@ -255,6 +258,7 @@ class ResourceProviderAggregatesView(PlacementView):
                    403: _ERRORS[403], 404: _ERRORS[404]},
     )
     @versioned("1.1")
+    @unvaried_404
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:aggregates:list")
         provider = selectors.provider_get(uuid=uuid)
@@ -268,6 +272,7 @@ class ResourceProviderAggregatesView(PlacementView):
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.1")
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:aggregates:update")
         mv = self.mv
@@ -311,6 +316,7 @@ class ResourceProviderTraitsView(PlacementView):
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.6")
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:traits:update")
         data = json_body(request, schemas.TRAITS_PUT)
@@ -327,6 +333,7 @@ class ResourceProviderTraitsView(PlacementView):
                    404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.6")
+    @unvaried_404
     def delete(self, request, uuid):
         authorize(request, "placement:resource_providers:traits:delete")
         services.provider_traits_delete(uuid=uuid)
