@@ -65,10 +65,17 @@ class PlacementError(Exception):
     """An error with an HTTP status, shown to the client in Placement's format."""
 
     status = 500
+    #: Whether the answer carries ``Vary: openstack-api-version``. Upstream
+    #: adds it to the errors its handlers raise, not to those raised around
+    #: them (a refused policy, an unknown route, some failed look-ups).
+    vary = True
 
-    def __init__(self, detail="", *, code=None, headers=None, status=None, extra=None):
+    def __init__(self, detail="", *, code=None, headers=None, status=None, extra=None,
+                 vary=None):
         super().__init__(detail)
         self.detail = detail
+        if vary is not None:
+            self.vary = vary
         self.code = code
         self.headers = headers or {}
         self.extra = extra or {}
@@ -86,6 +93,7 @@ class Unauthorized(PlacementError):
 
 class Forbidden(PlacementError):
     status = 403
+    vary = False  # upstream's policy check fails outside its handlers
 
 
 class NotFound(PlacementError):
@@ -255,4 +263,5 @@ def render_error(request, error):
         )
     for name, value in error.headers.items():
         response[name] = value
+    response.placement_vary = error.vary
     return response

@@ -175,8 +175,8 @@ class ConsumerAllocationsView(PlacementView):
 class ProviderAllocationsView(PlacementView):
     @extend_schema(
         summary="List a provider's allocations",
-        description="Allocations on the provider keyed by consumer uuid, with the provider's "
-        "generation.",
+        description="Allocations on the provider keyed by consumer uuid (each with its "
+        "`consumer_generation` from 1.28), with the provider's generation.",
         responses={
             200: OpenApiResponse(response=schemas.PROVIDER_ALLOCATIONS,
                                  description="The provider's allocations."),
@@ -186,7 +186,8 @@ class ProviderAllocationsView(PlacementView):
     )
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:allocations:list")
-        provider, allocations, changed = selectors.provider_allocations(provider_uuid=uuid)
+        provider, allocations, changed = selectors.provider_allocations(
+            provider_uuid=uuid, with_generations=request.placement_mv >= (1, 28))
         return json_response(
             {"allocations": allocations, "resource_provider_generation": provider.generation},
             last_modified=changed,

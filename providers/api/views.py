@@ -15,6 +15,7 @@ from placement_site.api import (
     json_body,
     json_response,
     require_json_content,
+    unvaried_404,
     versioned,
 )
 from placement_site.policy import authorize
@@ -205,6 +206,7 @@ class ResourceProviderDetailView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
                    403: _ERRORS[403], 404: _ERRORS[404]},
     )
+    @unvaried_404
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:show")
         return json_response(_provider_body(uuid, self.mv))
@@ -215,6 +217,7 @@ class ResourceProviderDetailView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:update")
         mv = self.mv
@@ -257,6 +260,7 @@ class ResourceProviderAggregatesView(PlacementView):
                    403: _ERRORS[403], 404: _ERRORS[404]},
     )
     @versioned("1.1")
+    @unvaried_404
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:aggregates:list")
         provider = selectors.provider_get(uuid=uuid)
@@ -270,6 +274,7 @@ class ResourceProviderAggregatesView(PlacementView):
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.1")
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:aggregates:update")
         mv = self.mv
@@ -313,6 +318,7 @@ class ResourceProviderTraitsView(PlacementView):
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.6")
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:traits:update")
         data = json_body(request, schemas.TRAITS_PUT)
@@ -329,6 +335,7 @@ class ResourceProviderTraitsView(PlacementView):
                    404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.6")
+    @unvaried_404
     def delete(self, request, uuid):
         authorize(request, "placement:resource_providers:traits:delete")
         services.provider_traits_delete(uuid=uuid)
