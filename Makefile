@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 METRICS_DIR := $(VENV)/run/prometheus
 
-.PHONY: venv run test test-sqlite test-databases test-postgres bench conformance test-browser
+.PHONY: venv run test test-sqlite test-databases test-postgres bench conformance test-browser difftest
 
 $(STAMP): requirements.txt requirements-test.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,27 @@ test-postgres: test-databases
 ARGS ?=
 conformance: venv
 	conformance/run --known-failures conformance-known-failures.txt $(ARGS)
+
+# A bounded differential run against upstream openstack-placement 16.0.0:
+# for each of SEEDS, fresh servers (upstream on SQLite in its own virtualenv,
+# built by the tester's setup.sh when missing; this service on DIFFTEST_DB,
+# PostgreSQL at 127.0.0.1:5432 by default) get the same seeded random
+# sequence of requests; .ci/difftest_gate.py then fails on any difference
+# that is not upstream's own bug or harmless (README: "Deliberate
+# differences from upstream"). DIFFTEST_DIR is the tester (.ci/run names
+# it). A seed takes at most about 5 minutes: the tester stops sending after
+# 240 s, then the servers stop (two seeds: 9 minutes on a loaded 2-core machine).
+DIFFTEST_DIR ?=
+DIFFTEST_UPSTREAM_VENV ?= $(HOME)/.cache/placement-difftest/upstream
+SEEDS ?= 1 2
+DIFFTEST_STEPS ?= 400
+DIFFTEST_DB ?= pg
+difftest: venv
+	@test -n "$(DIFFTEST_DIR)" || { echo "make difftest: set DIFFTEST_DIR to the differential tester's directory"; exit 2; }
+	test -x $(DIFFTEST_UPSTREAM_VENV)/bin/placement-manage || \
+		UPSTREAM_VENV=$(DIFFTEST_UPSTREAM_VENV) $(DIFFTEST_DIR)/setup.sh
+	UPSTREAM_VENV=$(DIFFTEST_UPSTREAM_VENV) $(VENV)/bin/python .ci/difftest_gate.py \
+		--tester $(DIFFTEST_DIR) --seeds "$(SEEDS)" --steps $(DIFFTEST_STEPS) --db $(DIFFTEST_DB)
 
 # The real-Keystone integration test (tests/keystone): installs Keystone and
 # keystonemiddleware (requirements-keystone.txt) in a throwaway virtualenv
@@ -165,6 +186,29 @@ test-galera: venv
 	tests/galera/cluster.sh start
 	env -u DATABASE_URL PLACEMENT_GALERA_TEST=1 $(VENV)/bin/python -m pytest -q -s \
 		tests/galera; rc=$$?; tests/galera/cluster.sh stop; exit $$rc
+
+# Reads from a streaming replica ([placement_database] slave_connection): a
+# PostgreSQL primary on 127.0.0.1:5440 and a replica made by pg_basebackup on
+# :5441 (tests/replica/cluster.sh, as root; the servers run as postgres),
+# then tests/replica (where reads go, lag, the replica stopped, a stale
+# candidate refused at claim time) and the conformance files against servers
+# reading from the replica (REPLICA_CONFORMANCE_ARGS, e.g. "--list smoke",
+# narrows them). Both clusters are removed afterwards. About two minutes,
+# plus the conformance run (all files: several minutes on a 2-core machine).
+REPLICA_PORTS ?= 19700-19799
+REPLICA_CONFORMANCE_ARGS ?=
+.PHONY: test-replica
+test-replica: venv
+	tests/replica/cluster.sh start
+	env -u DATABASE_URL PLACEMENT_REPLICA_TEST=1 REPLICA_TEST_PORTS=$(REPLICA_PORTS) \
+		$(VENV)/bin/python -m pytest -q -s tests/replica; rc=$$?; \
+	if [ $$rc -eq 0 ]; then \
+		CONFORMANCE_PG_URL=postgres://root@127.0.0.1:5440/postgres \
+		CONFORMANCE_PORT_RANGE=$(REPLICA_PORTS) conformance/run --jobs 2 \
+			--known-failures conformance-known-failures.txt $(REPLICA_CONFORMANCE_ARGS) \
+			--server-env PLACEMENT_DB_REPLICA_URL=postgres://root@127.0.0.1:5441; rc=$$?; \
+	fi; \
+	tests/replica/cluster.sh stop; exit $$rc
 
 # The installation integration test (tests/deploy/test_install.py): the
 # wheel built and installed alone into an empty virtualenv (its declared

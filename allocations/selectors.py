@@ -79,18 +79,25 @@ def consumer_allocations(*, consumer_uuid: str) -> ConsumerView:
                         last_modified=last_modified)
 
 
-def provider_allocations(*, provider_uuid: str):
-    """(provider, {consumer uuid: {"resources": {class: used}}}, last_modified)."""
+def provider_allocations(*, provider_uuid: str, with_generations: bool = False):
+    """(provider, {consumer uuid: {"resources": {class: used}}}, last_modified).
+
+    ``with_generations`` (1.28+) adds each consumer's ``consumer_generation``.
+    """
     provider = provider_get(uuid=provider_uuid)
     rows = (
         Allocation.objects.filter(resource_provider_id=provider.pk)
         .order_by("consumer_id", "resource_class_id")
-        .values_list("consumer__uuid", "resource_class__name", "used", "updated_at")
+        .values_list("consumer__uuid", "resource_class__name", "used", "updated_at",
+                     "consumer__generation")
     )
     allocations = {}
     last_modified = None
-    for consumer_uuid, class_name, used, updated_at in rows:
-        allocations.setdefault(consumer_uuid, {"resources": {}})["resources"][class_name] = used
+    for consumer_uuid, class_name, used, updated_at, generation in rows:
+        entry = allocations.setdefault(consumer_uuid, {"resources": {}})
+        entry["resources"][class_name] = used
+        if with_generations:
+            entry["consumer_generation"] = generation
         if updated_at and (last_modified is None or updated_at > last_modified):
             last_modified = updated_at
     return provider, allocations, last_modified or _now()

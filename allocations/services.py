@@ -33,17 +33,19 @@ How one write stays safe under concurrent writers (DESIGN.md section 4):
    (``PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT`` times, then 409).
 6. Check consumer generations (1.28+), replace the allocations, check
    inventory constraints and capacity against the usage read under the lock,
-   bump the generation of each provider that receives allocations once and
-   of each consumer once, delete consumers left without allocations.
+   bump the generation of each provider that receives allocations (or held
+   those of a consumer emptied by this write) once and of each consumer
+   once, delete consumers left without allocations.
 
 Lock order everywhere: providers (pk order), then consumers (uuid order:
 unlike pks, uuids are known before a new consumer's row exists, so creating
 and locking follow one order).
 
 Generations as upstream counts them (the conformance tests check the
-numbers): a provider that only loses allocations, or whose allocations are
-deleted, is not bumped; a consumer's generation starts at 0 and every write
-adds 1 (so a new consumer reads 1).
+numbers): a provider whose allocations move to another provider, or are
+removed by DELETE /allocations/{consumer}, is not bumped, but one whose
+consumer is emptied by a write (``{}``) is; a consumer's generation starts
+at 0 and every write adds 1 (so a new consumer reads 1).
 """
 from __future__ import annotations
 
@@ -83,8 +85,8 @@ class ConsumerAllocations:
 
     ``allocations``: provider uuid -> {resource class name: amount}; empty
     removes everything the consumer holds.
-    ``project_id``/``user_id``: None means "not given" (< 1.8): a new consumer
-    gets the incomplete-consumer ids, an existing one keeps its own.
+    ``project_id``/``user_id``: None means "not given" (< 1.8): the consumer,
+    new or existing, gets the incomplete-consumer ids (as upstream does).
     ``generation``: :data:`UNSET` (no check, < 1.28), None (the consumer must
     not exist yet) or the generation the client saw.
     ``consumer_type``: None means "not given" (< 1.38): a new consumer has no
@@ -285,8 +287,8 @@ def _update_consumer_attributes(req, consumer, projects, users, types) -> list[t
     """Apply a changed project, user or consumer type (ids by name) to an
     existing consumer; returns ``(attname, old id, new name)`` per change."""
     changed = []
-    for name, ids, attname in ((req.project_id, projects, "project"),
-                               (req.user_id, users, "user"),
+    for name, ids, attname in ((_project_of(req), projects, "project"),
+                               (_user_of(req), users, "user"),
                                (req.consumer_type, types, "consumer_type")):
         old = getattr(consumer, f"{attname}_id")
         if name is not None and old != ids[name]:
@@ -338,11 +340,16 @@ class CapacityRefused(errors.Conflict):
                         "requested": requested, "used": used, "capacity": capacity}
 
 
-def _check_capacity(new_rows, locked_providers, class_names):
+def _check_capacity(new_rows, locked_providers, class_names, held_before):
     """Inventory, constraints and capacity of the allocations about to be written.
 
     Runs after the consumers' old allocations are gone, under the provider
     locks, so the usage read here is exactly what other consumers hold.
+    ``held_before`` is {(provider id, class id): amount} the write's
+    consumers held before it: a provider already over its capacity (an
+    inventory shrunk under its usage) takes a write that leaves it no
+    fuller than it was, as upstream allows (Nova moves an instance's
+    allocations to its migration this way).
     """
     drawable = write_sql.inventories_with_usage(
         {row.resource_provider_id for row in new_rows},
@@ -370,7 +377,7 @@ def _check_capacity(new_rows, locked_providers, class_names):
                 requested=row.used, used=inv.used, capacity=inv.capacity,
             )
         requested[key] += row.used
-        if inv.used + requested[key] > inv.capacity:
+        if inv.used + requested[key] > inv.capacity and requested[key] > held_before[key]:
             raise CapacityRefused(
                 f"Unable to allocate inventory: Unable to create allocation for "
                 f"'{class_name}' on resource provider '{provider_uuid}'. The requested "
@@ -423,7 +430,8 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     # see it before the commit: only the others' allocations are checked,
     # recorded and removed (three statements fewer for a claim).
     held_ids = [c.pk for c, existed in consumers.values() if existed]
-    if held_ids and not provider_ids_of(held_ids) <= set(locked_providers):
+    held = write_sql.held_allocations(held_ids)
+    if not {rp_id for _, rp_id, _, _ in held} <= set(locked_providers):
         raise _LostRace("a consumer's allocations moved to another provider")
 
     # Generations first, in request order (so the first stale consumer is named).
@@ -446,11 +454,17 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
                 key = (consumer.pk, rp_id, found.classes[class_name])
                 rows_by_key[key] = NewAllocation(*key, used)
     new_rows = list(rows_by_key.values())
-    _check_capacity(new_rows, locked_providers, class_names)
+    held_before = defaultdict(int)
+    for _, rp_id, rc_id, used in held:
+        held_before[(rp_id, rc_id)] += used
+    _check_capacity(new_rows, locked_providers, class_names, held_before)
     write_sql.insert_allocations(new_rows)
 
-    # One bump per provider that received allocations, one per consumer.
-    write_sql.bump_generations({row.resource_provider_id for row in new_rows})
+    # One bump per provider that received allocations or lost those of a
+    # consumer emptied here (as upstream counts), one per consumer.
+    emptied_ids = {consumers[req.uuid][0].pk for req in requests if not req.allocations}
+    write_sql.bump_generations({row.resource_provider_id for row in new_rows}
+                               | {rp_id for c_id, rp_id, _, _ in held if c_id in emptied_ids})
 
     emptied, bumped, owners = [], [], {}
     for req in requests:

@@ -15,6 +15,8 @@ of the ORM's, and four writes take no ORM building:
 - :func:`inventories_with_usage`: the inventories the write draws on, each
   with what is allocated against it now, for the capacity check under the
   provider locks.
+- :func:`held_allocations`: what the write's existing consumers hold now
+  (which providers to have locked, what an over-capacity provider held).
 - :func:`lock_providers`, :func:`insert_allocations`,
   :func:`bump_generations`, :func:`insert_changes`: the write's provider
   lock (as ``providers.locking`` takes it: by id, in id order, but
@@ -142,6 +144,22 @@ def inventories_with_usage(provider_ids, class_ids) -> dict:
         for rp, rc, min_unit, max_unit, step_size, total, reserved, allocation_ratio, used
         in rows
     }
+
+
+def held_allocations(consumer_ids) -> list:
+    """(consumer id, provider id, class id, used) of every allocation the
+    consumers hold.
+
+    SELECT consumer_id, resource_provider_id, resource_class_id, used
+    FROM allocations WHERE consumer_id IN (:ids)
+    """
+    ids = sorted(set(consumer_ids))
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT consumer_id, resource_provider_id, resource_class_id, used "
+                       f"FROM allocations WHERE consumer_id IN ({placeholders(ids)})", ids)
+        return cursor.fetchall()
 
 
 def lock_providers(provider_ids) -> dict:

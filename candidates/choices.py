@@ -59,19 +59,26 @@ def _placed(group: ResolvedGroup) -> bool:
 
 
 def _placement_ok(ctx: SearchContext, group: ResolvedGroup, p: TreeProvider, spans_tree) -> bool:
-    """``in_tree`` and ``member_of`` of ``group`` for provider ``p``; a group
-    that spans its tree (the unsuffixed one) counts the root's aggregates too."""
+    """``in_tree`` and ``member_of`` of ``group`` for provider ``p``. In a
+    group that spans its tree (the unsuffixed one) the root's aggregates
+    count for the whole tree: ``p`` alone or its root alone must be in every
+    listed aggregate set (as upstream: never some sets met by one and the
+    rest by the other), and neither may be in a forbidden one."""
     if group.in_tree_root is not None and p.root_id != group.in_tree_root:
         return False
     member_of = group.spec.member_of
     if member_of.any_of or member_of.forbidden:
-        aggs = p.aggs
-        if spans_tree and p.parent_id is not None:
-            root = ctx.providers.get(p.root_id)
-            aggs = p.aggs | (root.aggs if root else set())
-        if not _aggs_ok(aggs, member_of):
+        root = ctx.providers.get(p.root_id) if spans_tree and p.parent_id is not None else None
+        if root is None:
+            return _aggs_ok(p.aggs, member_of)
+        if not (p.aggs | root.aggs).isdisjoint(member_of.forbidden):
             return False
+        return _in_every(p.aggs, member_of.any_of) or _in_every(root.aggs, member_of.any_of)
     return True
+
+
+def _in_every(aggs, any_of_sets) -> bool:
+    return all(not aggs.isdisjoint(any_of) for any_of in any_of_sets)
 
 
 def anchors(ctx: SearchContext, rp: int, p: TreeProvider) -> set:

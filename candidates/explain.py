@@ -211,10 +211,16 @@ def _provider_failures(ctx, group, p, trait_names, *, spread) -> list:
     member_of = group.spec.member_of
     if member_of.any_of or member_of.forbidden:
         aggs = p.aggs
+        root_aggs = None
         if spread and p.parent_id is not None and p.root_id in ctx.providers:
-            aggs = aggs | ctx.providers[p.root_id].aggs
+            root_aggs = ctx.providers[p.root_id].aggs
+            aggs = aggs | root_aggs
+        # As the engine: the provider alone, or its root alone, must be in
+        # every listed set; a root in all of them excuses the provider.
+        root_in_all = root_aggs is not None and all(
+            not root_aggs.isdisjoint(any_of) for any_of in member_of.any_of)
         for any_of in member_of.any_of:
-            if aggs.isdisjoint(any_of):
+            if not root_in_all and p.aggs.isdisjoint(any_of):
                 out.append(_Failure("member_of", f"member_of{s}={','.join(sorted(any_of))}",
                             "is in none of the aggregates", {}))
         if not aggs.isdisjoint(member_of.forbidden):
@@ -364,11 +370,19 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
                 able.setdefault(root, set()).add(rc)
     missing_steps, trait_lost = {}, []
     class_ids = {ctx.class_names[rc]: rc for rc in group.resources}
+    # Which providers of each asked class each tree can draw on, read once:
+    # scanning every inventory again for each tree is trees x inventories.
+    reach = {}
+    for (pid, rc) in ctx.inventory:
+        if rc in group.resources:
+            for root in anchors(ctx, pid, ctx.providers[pid]):
+                reach.setdefault((root, rc), []).append(pid)
     for root in sorted(set(able) - set(choices), key=lambda r: names[r]):
         lacking = sorted(ctx.class_names[rc] for rc in set(group.resources) - able[root])
         if lacking:
-            why = _tree_class_failure(ctx, group, root, class_ids[lacking[0]], lacking, names,
-                                      trait_names)
+            rc = class_ids[lacking[0]]
+            why = _tree_class_failure(ctx, group, rc, reach.get((root, rc), ()), lacking,
+                                      names, trait_names)
             missing_steps.setdefault((lacking[0], why.kind), []).append((root, lacking, why))
         else:
             trait_lost.append(root)
@@ -398,19 +412,18 @@ def _tree_steps(ctx, group, choices, names, trait_names, show) -> list:
     return steps
 
 
-def _tree_class_failure(ctx, group, root, rc, lacking, names, trait_names) -> _Failure:
-    """Why no provider of tree ``root`` (nor a sharing provider reaching it)
-    can give the group's amount of class ``rc`` (the first of the classes
-    ``lacking``): missing when none has the class, else the failure of the
+def _tree_class_failure(ctx, group, rc, reachable, lacking, names, trait_names) -> _Failure:
+    """Why no provider of a tree (nor a sharing provider reaching it) can
+    give the group's amount of class ``rc`` (the first of the classes
+    ``lacking``; ``reachable``: the providers with inventory of ``rc`` the
+    tree can draw on): missing when there is none, else the failure of the
     one that came closest (max_unit, capacity, ...), naming it."""
     amount = group.resources[rc]
     cname = ctx.class_names[rc]
     constraint = f"resources{group.spec.suffix}={cname}:{amount}"
     nearest = []
-    for (pid, inv_rc) in ctx.inventory:
+    for pid in reachable:
         p = ctx.providers[pid]
-        if inv_rc != rc or root not in anchors(ctx, pid, p):
-            continue
         failures = _sorted_failures(
             _class_failures(ctx, pid, rc, amount, constraint)
             + _provider_failures(ctx, group, p, trait_names, spread=True))

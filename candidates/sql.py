@@ -16,9 +16,10 @@ Q6), pages doubling in size, so a few pages cover a limit whatever the
 cloud's size. Raw SQL rather than the ORM because the statements are few,
 hot, and easier to read and EXPLAIN written out.
 """
-from django.db import connection
+from django.db import connection, connections
 
 from placement_site.database import placeholders
+from placement_site.replica import read_alias
 from placement_site.uuids import normalize_uuid
 from providers.models import capacity_sql
 
@@ -37,7 +38,8 @@ def _in(column: str, values) -> tuple[str, list]:
 
 
 def _fetch(sql: str, params=()) -> list:
-    with connection.cursor() as cursor:
+    # The replica when the candidates view reads from one (placement_site.replica).
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, list(params))
         return cursor.fetchall()
 

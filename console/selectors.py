@@ -6,10 +6,11 @@ page tests hold them to it): aggregate in SQL, join in Python by id.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import defaultdict
 
 import os_traits
-from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
 
 from allocations import history, snapshots
 from allocations.headroom import flavor_list, headroom
@@ -24,12 +25,22 @@ from providers.models import (
     Aggregate,
     Inventory,
     ProviderAggregate,
+    ProviderTrait,
     ResourceProvider,
     capacity_expression,
     capacity_of,
 )
 from providers import selectors as provider_selectors
 from resource_classes.models import ResourceClass
+
+# Two families of reads have a module of their own; the views reach them here.
+from console.audit_findings import Finding, audit_findings  # noqa: F401
+from console.fullness import (  # noqa: F401
+    full_at_least,
+    inventory_class_names,
+    sort_by_fullness,
+    with_fullness,
+)
 
 SHARING_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
 
@@ -205,7 +216,8 @@ def provider_consumers(provider: ResourceProvider, limit=200):
     """Consumers holding allocations on the provider, with what they hold (1 query)."""
     by_consumer = {}
     rows = (Allocation.objects.filter(resource_provider=provider)
-            .select_related("consumer__project", "consumer__user", "resource_class")
+            .select_related("consumer__project", "consumer__user", "consumer__consumer_type",
+                            "resource_class")
             .order_by("consumer__uuid", "resource_class__name"))
     for a in rows:
         entry = by_consumer.setdefault(a.consumer_id, {"consumer": a.consumer, "resources": []})
@@ -425,6 +437,97 @@ def usage_series(aggregate_uuid: str, since) -> dict:
 def snapshot_aggregates() -> list:
     return list(UsageSnapshot.objects.exclude(aggregate_uuid="").values_list(
         "aggregate_uuid", flat=True).distinct().order_by("aggregate_uuid"))
+
+
+def flavors():
+    """Every flavor headroom counts (the setting's, then the stored ones)."""
+    return flavor_list()
+
+
+def full_providers(fraction: float, resource_class: str = ""):
+    """The providers :func:`full_at_least` keeps, fullest first, roots joined."""
+    return sort_by_fullness(full_at_least(
+        with_fullness(ResourceProvider.objects.select_related("root"), resource_class),
+        fraction, resource_class))
+
+
+def full_rows(providers, over, batch=500):
+    """(provider, its root when nested, its classes ``over`` keeps, disabled)
+    for each provider of the query ``providers`` (read ``batch`` at a time)
+    or of the list ``providers`` (``batch`` None), 2 queries a batch."""
+    chunks = [list(providers)] if batch is None else (
+        list(providers[start:start + batch]) for start in itertools.count(0, batch))
+    for chunk in chunks:
+        if not chunk:
+            return
+        caps = capacities(rp.pk for rp in chunk)
+        disabled = disabled_among(rp.pk for rp in chunk)
+        for rp in chunk:
+            root = rp.root if rp.root_id not in (None, rp.pk) else None
+            yield rp, root, over(caps.get(rp.pk, [])), rp.pk in disabled
+
+
+# --- names for uuids ---------------------------------------------------------------
+
+
+def provider_names(uuids) -> dict[str, str]:
+    """uuid -> name of the providers that still exist (1 query, none for no uuids)."""
+    uuids = set(uuids)
+    if not uuids:
+        return {}
+    return dict(ResourceProvider.objects.filter(uuid__in=set(uuids)).values_list("uuid", "name"))
+
+
+def consumer_types(uuids) -> dict[str, str]:
+    """uuid -> consumer type ("" when unknown) of the consumers that still
+    exist (1 query, none for no uuids)."""
+    uuids = set(uuids)
+    if not uuids:
+        return {}
+    return {u: t or "" for u, t in Consumer.objects.filter(uuid__in=set(uuids))
+            .values_list("uuid", "consumer_type__name")}
+
+
+def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
+    """aggregate uuid -> its members' names, sharing providers first (an
+    aggregate is best known by the pool it shares), then by name (1 query,
+    none for no aggregates)."""
+    aggregate_uuids = set(aggregate_uuids)
+    if not aggregate_uuids:
+        return {}
+    shares = ProviderTrait.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
+                                          trait__name=SHARING_TRAIT)
+    rows = (ProviderAggregate.objects.filter(aggregate__uuid__in=set(aggregate_uuids))
+            .annotate(shares=Exists(shares))
+            .order_by("aggregate__uuid", "-shares", "resource_provider__name")
+            .values_list("aggregate__uuid", "resource_provider__name"))
+    out = defaultdict(list)
+    for aggregate, name in rows:
+        out[aggregate].append(name)
+    return dict(out)
+
+
+# --- consumers ---------------------------------------------------------------------
+
+
+def consumer_holdings(consumer_ids) -> dict[int, dict]:
+    """Per consumer: the trees it holds allocations in ("hosts": their
+    roots' (uuid, name), by name) and its amounts summed per class over
+    every provider (1 query)."""
+    out = {}
+    for consumer, root_uuid, root_name, rp_uuid, rp_name, rc, used in (
+        Allocation.objects.filter(consumer_id__in=list(consumer_ids))
+        .values_list("consumer_id", "resource_provider__root__uuid",
+                     "resource_provider__root__name", "resource_provider__uuid",
+                     "resource_provider__name", "resource_class__name", "used")
+    ):
+        entry = out.setdefault(consumer, {"hosts": {}, "resources": {}})
+        # A provider whose root is gone (never in a sound database) stands for itself.
+        entry["hosts"][root_uuid or rp_uuid] = root_name or rp_name
+        entry["resources"][rc] = entry["resources"].get(rc, 0) + used
+    return {c: {"hosts": sorted(e["hosts"].items(), key=lambda kv: kv[1]),
+                "resources": dict(sorted(e["resources"].items()))} for c, e in out.items()}
+
 
 
 # -- Capacity planning (the planning app) ------------------------------------------

@@ -12,6 +12,7 @@ urlpatterns = [
     path("assets/<path:path>", views.asset, name="asset"),
     path("providers/", views.provider_list, name="providers"),
     path("forest/", views.forest, name="forest"),
+    path("full/", views.full_hosts, name="full"),
     path("providers/<str:uuid>/", views.provider_detail, name="provider"),
     path("consumers/", views.consumer_list, name="consumers"),
     path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),
@@ -20,6 +21,7 @@ urlpatterns = [
     path("drain/", views.drain_what_if, name="drain"),
     path("failures/", views.scheduling_failures, name="failures"),
     path("failures/<int:pk>/", views.scheduling_failure, name="failure"),
+    path("audit/", views.audit_page, name="audit"),
     path("flavors/", views.flavors, name="flavors"),
     path("flavors/<int:pk>/delete/", views.flavor_delete, name="flavor_delete"),
 ]

@@ -1,11 +1,13 @@
 """The operator console: pages for staff users. They read, every read through
-``console.selectors``; the one thing they write is the flavors headroom
-counts (the Flavors page), through ``allocations.flavor_services``."""
+``console.selectors``; what they write: the flavors headroom counts (the
+Flavors page), through ``allocations.flavor_services``, and the audit's two
+safe fixes, through ``allocations.consumer_services`` and ``allocations.audit``."""
 import csv
 import itertools
 import time
 from functools import wraps
 from pathlib import Path
+from urllib.parse import unquote, urlencode
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
@@ -13,13 +15,16 @@ from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
 from allocations import flavor_services
+from allocations.audit import drop_allocations_without_inventory
 from allocations.forms import FlavorForm
-from console import charts, selectors
+from allocations.consumer_services import consumers_delete_empty
+from console import charts, params, paste, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
 
@@ -106,9 +111,7 @@ def _page(request, queryset):
 
 
 def _query_without_page(request):
-    params = request.GET.copy()
-    params.pop("page", None)
-    return params.urlencode()
+    return _query_without(request, "page")
 
 
 def _wants_csv(request):
@@ -154,6 +157,8 @@ def overview(request):
         "disabled_trait": selectors.DISABLED_TRAIT,
     }
     context["flavors"], context["headroom"] = selectors.headroom_table()
+    context["aggregate_members"] = selectors.aggregate_members(
+        {agg for counts in context["headroom"].values() for agg in counts["aggregates"]})
     context["configured"] = {f.name for f in settings.PLACEMENT_FLAVORS}
     context["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return render(request, "console/overview.html", context)
@@ -203,7 +208,13 @@ def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
     fs = selectors.provider_filter(request.GET or None)
-    qs = fs.qs
+    sort, resource_class, threshold, classes, problems = params.fullness_options(
+        request, threshold_param="full")
+    qs = selectors.with_fullness(fs.qs, resource_class)
+    if threshold is not None:
+        qs = selectors.full_at_least(qs, threshold / 100, resource_class)
+    if sort != "name":
+        qs = selectors.sort_by_fullness(qs, descending=sort == "full")
     if _wants_csv(request):
         return _csv("providers.csv", ["uuid", "name", "parent_uuid", "generation",
                                       "resource_class", "capacity", "used"],
@@ -214,8 +225,52 @@ def provider_list(request):
     rows = [(rp, caps.get(rp.pk, []), rp.pk in disabled) for rp in page]
     return render(request, "console/provider_list.html", {
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
-        "problems": fs.problems, "more_filters": _more_filters(request, fs),
+        "problems": fs.problems + problems, "more_filters": _more_filters(request, fs),
+        "sort": sort, "sorts": params.SORTS, "resource_class": resource_class,
+        "classes": classes,
+        "full": request.GET.get("full", "").strip() if threshold is not None else "",
+        "sort_query": _query_without(request, "page", "sort"),
     })
+
+
+FULL_HOSTS_THRESHOLD = 90.0
+
+
+@staff_required
+def full_hosts(request):
+    """Every provider with a class (or the class asked for) used to the
+    threshold or beyond, fullest first; its classes over the line shown."""
+    _, resource_class, threshold, classes, problems = params.fullness_options(
+        request, threshold_param="above", default_threshold=FULL_HOSTS_THRESHOLD)
+    fraction = threshold / 100
+    qs = selectors.full_providers(fraction, resource_class)
+
+    def over(caps):
+        return [c for c in caps if c.total and (not resource_class or c.resource_class == resource_class)
+                and c.fraction >= fraction]
+
+    if _wants_csv(request):
+        return _csv("full-hosts.csv", ["uuid", "name", "root_name", "disabled", "resource_class",
+                                       "used", "capacity", "percent"],
+                    ([rp.uuid, rp.name, root.name if root else "", "yes" if off else "",
+                      cap.resource_class, cap.used, cap.capacity, cap.percent]
+                     for rp, root, caps, off in selectors.full_rows(qs, over)
+                     for cap in caps))
+    page = _page(request, qs)
+    return render(request, "console/full_hosts.html", {
+        "page": page, "rows": list(selectors.full_rows(page, over, batch=None)),
+        "query": _query_without_page(request), "problems": problems,
+        "above": f"{threshold:g}", "resource_class": resource_class, "classes": classes,
+    })
+
+
+def _query_without(request, *names):
+    query = request.GET.copy()
+    for name in names:
+        query.pop(name, None)
+    return query.urlencode()
+
+
 
 
 # The API's parameters the FilterSet applies but the form has no field of its
@@ -261,9 +316,16 @@ def provider_detail(request, uuid):
     tree = selectors.provider_tree(rp)
     traits = selectors.provider_trait_names(rp)
     tree_aggregates = selectors.tree_aggregate_ids([node.pk for _, node in tree])
+    parent_of = {node.pk: node.parent_id for _, node in tree}
+    ancestors, up = set(), rp.parent_id
+    while up is not None and up not in ancestors:
+        ancestors.add(up)
+        up = parent_of.get(up)
     return render(request, "console/provider_detail.html", {
         "rp": rp,
         "tree": tree,
+        "ancestors": ancestors,
+        "aggregate_members": selectors.aggregate_members(a.uuid for a in aggregates),
         # A root with children: what the whole tree holds (NUMA cells, NICs).
         "tree_totals": selectors.tree_totals([node.pk for _, node in tree])
         if len(tree) > 1 and rp.parent_id is None else {},
@@ -322,12 +384,15 @@ def consumer_list(request):
     qs = selectors.consumers(q, consumer_type)
     if _wants_csv(request):
         return _csv("consumers.csv", ["uuid", "project", "user", "consumer_type", "generation",
-                                      "allocations"],
+                                      "allocations", "created_at"],
                     ([c.uuid, c.project.external_id, c.user.external_id,
                       c.consumer_type.name if c.consumer_type else "", c.generation,
-                      c.n_allocations] for c in qs.iterator()))
+                      c.n_allocations, c.created_at.isoformat()] for c in qs.iterator()))
+    page = _page(request, qs)
+    holdings = selectors.consumer_holdings(c.pk for c in page)
     return render(request, "console/consumer_list.html", {
-        "page": _page(request, qs), "q": q, "query": _query_without_page(request),
+        "page": page, "q": q, "query": _query_without_page(request),
+        "rows": [(c, holdings.get(c.pk, {"hosts": [], "resources": {}})) for c in page],
         "type": consumer_type,
         "types": selectors.consumer_type_names(),
         "projects": selectors.project_totals()})
@@ -359,22 +424,45 @@ HISTORY_ROWS = 50
 def _history(**which):
     """The latest allocation changes of a consumer or provider, newest first."""
     rows = selectors.latest_changes(HISTORY_ROWS + 1, **which)
-    return {"history": rows[:HISTORY_ROWS], "history_truncated": len(rows) > HISTORY_ROWS,
-            "history_by": next(iter(which))}
+    by = next(iter(which))
+    shown = rows[:HISTORY_ROWS]
+    return {"history": shown, "history_truncated": len(rows) > HISTORY_ROWS, "history_by": by,
+            # The other side of each change, by name (providers) or kind (consumers).
+            "history_names": selectors.provider_names(c.provider_uuid for c in shown)
+            if by == "consumer" else {},
+            "history_types": selectors.consumer_types(c.consumer_uuid for c in shown)
+            if by == "provider" else {}}
 
 
-SHOW_REMOVED = 15
+# Providers named per step; identical reasons fold into one line with a count.
+SHOW_REMOVED = 100
+
+
+def _flavor_query(flavor):
+    """A flavor as Nova asks for it: its resources, disabled hosts excluded."""
+    return (f"resources={flavor_services.flavor_text(flavor)}"
+            f"&root_required=!{selectors.DISABLED_TRAIT}")
 
 
 @staff_required
 def why_no_candidates(request):
-    text = request.GET.get("q", "").strip()
-    context = {"q": text}
-    if text:
+    """Explain a query pasted as a query string, a URL or a log line holding one."""
+    pasted = request.GET.get("q", "").strip()
+    context = {"q": pasted, "flavors": [(f.name, _flavor_query(f)) for f in selectors.flavors()]}
+    if not pasted:
+        return render(request, "console/why.html", context)
+    try:
+        text = paste.query_of(pasted)
+    except paste.NoQuery as exc:
+        context["problems"] = [str(exc)]
+        return render(request, "console/why.html", context)
+    context["read"] = unquote(text) if text != pasted else ""
+    context["problems"] = paste.plain_problems(text)
+    if not context["problems"]:
         try:
             context["result"] = selectors.explanation(text, show=SHOW_REMOVED)
         except errors.PlacementError as exc:
-            context["problem"] = str(exc)
+            context["problems"] = [paste.first_line(str(exc))]
     return render(request, "console/why.html", context)
 
 
@@ -446,6 +534,7 @@ def usage(request):
         days = 7
     since = timezone.now() - timezone.timedelta(days=days)
     series = selectors.usage_series(aggregate, since)
+    aggregates = selectors.snapshot_aggregates()
     if _wants_csv(request):
         return _csv("usage.csv", ["taken_at", "aggregate_uuid", "resource_class", "capacity",
                                   "used"],
@@ -454,7 +543,70 @@ def usage(request):
                      for taken_at, capacity, used in samples))
     return render(request, "console/usage.html", {
         "charts": [charts.usage_chart(rc, samples) for rc, samples in sorted(series.items())],
-        "aggregates": selectors.snapshot_aggregates(), "aggregate": aggregate, "days": days,
-        "problem": problem, "max_days": USAGE_MAX_DAYS,
-        "planning": selectors.usage_forecast(aggregate),
+        "aggregates": aggregates, "aggregate": aggregate, "days": days,
+        "aggregate_members": selectors.aggregate_members(aggregates),
+        "problem": problem, "planning": selectors.usage_forecast(aggregate),
+        "max_days": USAGE_MAX_DAYS,
     }, status=400 if problem else 200)
+
+
+AUDIT_SOURCE = "console_audit"
+
+
+@staff_required
+def audit_page(request):
+    """The findings of ``manage.py audit_allocations``; its two safe fixes
+    for staff after a confirmation page (GET ``?confirm=<finding>`` shows
+    what would change, the POST it sends applies it to those rows that
+    are still findings)."""
+    hours, problem = params.migration_age(request)
+    findings = selectors.audit_findings(migration_age_hours=hours)
+    by_key = {f.key: f for f in findings}
+    if request.method == "POST":
+        return _audit_fix(request, by_key)
+    confirm = by_key.get(request.GET.get("confirm", ""))
+    if confirm is not None and not confirm.fix:
+        confirm, problem = None, "That finding has no automatic fix: it needs a person."
+    uuids = {r for f in findings for r in _provider_uuids(f)}
+    consumers = {r for f in findings for r in _consumer_uuids(f)}
+    return render(request, "console/audit.html", {
+        "findings": findings, "confirm": confirm, "problem": problem,
+        "hours": f"{hours:g}", "names": selectors.provider_names(uuids),
+        "types": selectors.consumer_types(consumers),
+        "done": request.GET.get("done", ""), "fixed": request.GET.get("fixed", ""),
+        "failed": request.GET.getlist("failed"),
+    })
+
+
+def _provider_uuids(finding):
+    for row in finding.rows:
+        if isinstance(row, dict) and "provider" in row:
+            yield row["provider"]
+
+
+def _consumer_uuids(finding):
+    for row in finding.rows:
+        if isinstance(row, str) and finding.key != "invalid_rows":
+            yield row
+        elif isinstance(row, dict) and "consumer" in row:
+            yield row["consumer"]
+
+
+def _audit_fix(request, by_key):
+    key = request.POST.get("fix", "")
+    finding = by_key.get(key)
+    if finding is None or not finding.fix:
+        raise Http404(f"no fix {key!r}")
+    # Only what the operator saw and confirmed, and only if it is still a finding.
+    confirmed = set(request.POST.getlist("consumer"))
+    user = request.user.get_username()
+    failed = []
+    if key == "consumers_without_allocations":
+        fixed = consumers_delete_empty(
+            uuids=sorted(u for u in finding.rows if u in confirmed))
+    else:
+        fixed, failed = drop_allocations_without_inventory(
+            [r for r in finding.rows if r["consumer"] in confirmed],
+            source=AUDIT_SOURCE, user_id=user)
+    params = {"done": key, "fixed": fixed, "failed": failed}
+    return redirect(f"{reverse('console:audit')}?{urlencode(params, doseq=True)}")

@@ -59,7 +59,7 @@ def exception_handler(exc, context):
             ),
         )
     if isinstance(exc, (Http404, drf_exceptions.NotFound)):
-        return errors.render_error(django_request, errors.NotFound(""))
+        return errors.render_error(django_request, errors.NotFound("", vary=False))
     if isinstance(exc, drf_exceptions.APIException):
         return errors.render_error(
             django_request, errors.PlacementError(str(exc.detail), status=exc.status_code)
@@ -265,11 +265,33 @@ def json_body(request, schema=None):
     return data
 
 
+def unvaried_404(view_method):
+    """Mark a view method's 404 as one without ``Vary``: for the endpoints
+    where upstream's look-up of the named provider or class fails outside
+    its handler, which is where the header would be added."""
+    @functools.wraps(view_method)
+    def wrapper(*args, **kwargs):
+        try:
+            return view_method(*args, **kwargs)
+        except errors.NotFound as exc:
+            exc.vary = False
+            raise
+    return wrapper
+
+
+#: ``last_modified`` of an answer with nothing to date (an empty inventory
+#: list): it then carries no Last-Modified header at all, as upstream's.
+UNDATED = object()
+
+
 def json_response(data, status=200, *, last_modified=None, headers=None, encoder=json.dumps):
-    """A JSON answer; ``last_modified`` (a datetime) feeds the 1.15+ header;
+    """A JSON answer; ``last_modified`` (a datetime, or :data:`UNDATED`)
+    feeds the 1.15+ header (when None, the edge dates the answer now);
     ``encoder`` turns ``data`` into the body (str or bytes)."""
     response = HttpResponse(encoder(data), status=status, content_type="application/json")
-    if last_modified is not None:
+    if last_modified is UNDATED:
+        response.placement_undated = True
+    elif last_modified is not None:
         response["last-modified"] = formatdate(last_modified.timestamp(), usegmt=True)
     for name, value in (headers or {}).items():
         response[name] = value

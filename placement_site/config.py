@@ -15,6 +15,8 @@ oslo.config reads (2) and (3) with upstream's group and option names; the
 refused the same way whichever spelling carried it.
 """
 import os
+import re
+from urllib.parse import parse_qsl
 
 from oslo_config import cfg
 
@@ -80,13 +82,33 @@ OPTIONS = [
      "PLACEMENT_CORS_MAX_AGE", "PLACEMENT_CORS_MAX_AGE"),
     ("cors", cfg.BoolOpt("allow_credentials", default=True),
      "PLACEMENT_CORS_ALLOW_CREDENTIALS", "PLACEMENT_CORS_ALLOW_CREDENTIALS"),
+    *[("placement_database", opt, variable, name) for opt, variable, name in (
+        # Upstream's connection options, mapped onto Django and the drivers
+        # by placement_site.database (README "Database connections").
+        (cfg.IntOpt("max_pool_size", min=1), None, "DB_MAX_POOL_SIZE"),
+        (cfg.IntOpt("max_overflow", default=50, min=0), None, "DB_MAX_OVERFLOW"),
+        (cfg.IntOpt("pool_timeout", default=10, min=1), None, "DB_POOL_TIMEOUT"),
+        (cfg.IntOpt("connection_recycle_time", default=60, min=0),
+         "PLACEMENT_DB_CONN_MAX_AGE", "PLACEMENT_DB_CONN_MAX_AGE"),
+        (cfg.StrOpt("connection_parameters", default=""), None, "DB_CONNECTION_PARAMETERS"),
+        (cfg.StrOpt("mysql_sql_mode"), None, "DB_MYSQL_SQL_MODE"),
+        # Not upstream's: no request waits for a silent database until the
+        # worker is killed (gunicorn's timeout, 30 s).
+        (cfg.IntOpt("connect_timeout", default=5, min=2),
+         "PLACEMENT_DB_CONNECT_TIMEOUT", "PLACEMENT_DB_CONNECT_TIMEOUT"),
+        (cfg.IntOpt("statement_timeout", default=10, min=0),
+         "PLACEMENT_DB_STATEMENT_TIMEOUT", "PLACEMENT_DB_STATEMENT_TIMEOUT"),
+        # Reads from a streaming replica (placement_site.replica).
+        (cfg.StrOpt("slave_connection", secret=True),
+         "PLACEMENT_DB_REPLICA_URL", "DATABASE_REPLICA_CONNECTION"),
+        (cfg.FloatOpt("replica_max_lag", default=0.0, min=0),
+         "PLACEMENT_DB_REPLICA_MAX_LAG", "PLACEMENT_DB_REPLICA_MAX_LAG"),
+    )],
 ]
 
 # Settings that only have a PLACEMENT_* spelling: (variable, option, settings name).
 PLACEMENT_ONLY = [
     ("PLACEMENT_DEBUG", cfg.BoolOpt("debug", default=False), "DEBUG"),
-    ("PLACEMENT_DB_CONN_MAX_AGE", cfg.IntOpt("db_conn_max_age", default=60, min=0),
-     "PLACEMENT_DB_CONN_MAX_AGE"),
     # Seconds one read from (or write to) a client may wait under gunicorn
     # (placement_site/wsgi.py): a body promised and not sent frees its thread.
     ("PLACEMENT_CLIENT_TIMEOUT", cfg.IntOpt("client_timeout", default=10, min=1),
@@ -184,6 +206,9 @@ def accepted(opt):
         if low is not None and high is not None:
             return f"an integer from {low} to {high}"
         return "an integer" + (f" >= {low}" if low is not None else "")
+    if isinstance(opt, cfg.FloatOpt):
+        low = opt.type.min
+        return "a number" + (f" >= {low:g}" if low is not None else "")
     if getattr(opt.type, "regex", None) is not None and opt.help:
         return opt.help
     choices = getattr(opt.type, "choices", None)
@@ -273,5 +298,28 @@ def load(environ=None):
         values["PLACEMENT_FLAVORS"] = parse_flavors(values["PLACEMENT_FLAVORS"])
     except ValueError as exc:
         raise ConfigError(f"invalid value for PLACEMENT_FLAVORS: {exc}") from None
+    check_database_options(values)
     values["CONFIG_FILES"] = files
     return values, conf
+
+
+# Comma-separated SQL mode names and nothing else: the value is written into
+# the session's init command.
+_SQL_MODE = re.compile(r"^[A-Za-z_]+(,[A-Za-z_]+)*$")
+
+
+def check_database_options(values):
+    """What the option types alone do not check of [placement_database]."""
+    mode = values["DB_MYSQL_SQL_MODE"]
+    if mode is not None and mode.strip() and not _SQL_MODE.match(mode.strip()):
+        raise ConfigError(f"invalid value {mode!r} for [placement_database] mysql_sql_mode: "
+                          "expected comma-separated SQL mode names (e.g. TRADITIONAL)")
+    params = values["DB_CONNECTION_PARAMETERS"].strip()
+    if params:
+        try:
+            parse_qsl(params, keep_blank_values=True, strict_parsing=True)
+        except ValueError:
+            raise ConfigError(
+                f"invalid value {params!r} for [placement_database] connection_parameters: "
+                "expected name=value pairs joined by & (e.g. sslmode=require&application_name=x)"
+            ) from None

@@ -10,6 +10,10 @@ README for why).
 """
 import os
 import re
+import socket
+import threading
+import time
+from dataclasses import dataclass
 
 import dj_database_url
 
@@ -21,13 +25,43 @@ MYSQL_CHARSET = "utf8mb4"
 MYSQL_COLLATION = "utf8mb4_bin"
 
 
-def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None = None) -> dict:
+# The session settings of a MariaDB/MySQL connection unless
+# [placement_database] mysql_sql_mode says otherwise.
+DEFAULT_MYSQL_SQL_MODE = "STRICT_TRANS_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a connection may wait, and upstream's pool options
+    (``[placement_database]``; README "Database connections").
+
+    ``statement_timeout`` (seconds, 0 = none) bounds each statement of the
+    API server (settings.py passes 0 to commands: a migration or an import
+    may rightly take long); ``connect_timeout`` bounds opening a connection
+    everywhere. ``max_pool_size`` (None = no pool) turns on Django's psycopg
+    pool on PostgreSQL.
+    """
+
+    connect_timeout: int = 5
+    statement_timeout: int = 0
+    max_pool_size: int | None = None
+    max_overflow: int = 50
+    pool_timeout: int = 10
+    connection_parameters: str = ""
+    mysql_sql_mode: str | None = DEFAULT_MYSQL_SQL_MODE
+
+
+def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None = None,
+                      limits: Limits = Limits()) -> dict:
     """``url`` -> one entry of Django's ``DATABASES``; ValueError if unusable.
 
     ``sync_wait`` (MariaDB Galera only): the session's ``wsrep_sync_wait``,
     so that reads wait until this node has applied every write the cluster
     certified before them (read-your-writes across nodes). Unset, it comes
     from ``PLACEMENT_DB_SYNC_WAIT`` in the environment.
+
+    A driver option the URL (or ``connection_parameters``) spells out itself
+    wins over the one ``limits`` gives.
     """
     if sync_wait is None and os.environ.get("PLACEMENT_DB_SYNC_WAIT", "").strip():
         raw = os.environ["PLACEMENT_DB_SYNC_WAIT"].strip()
@@ -36,43 +70,90 @@ def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None
                              f"bit mask), not {raw!r}")
         sync_wait = int(raw)
     url = _DRIVER_SUFFIX.sub(lambda m: f"{m.group('scheme')}://", url.strip(), count=1)
+    if limits.connection_parameters:
+        url += ("&" if "?" in url else "?") + limits.connection_parameters
     try:
         db = dj_database_url.parse(url, conn_max_age=conn_max_age)
     except Exception as exc:  # dj_database_url raises several kinds
-        raise ValueError(f"cannot use database URL {url!r}: {exc}") from None
+        raise ValueError(f"cannot use database URL {_hide_password(url)!r}: {exc}") from None
+    db.setdefault("OPTIONS", {})
+    statement_ms = int(limits.statement_timeout * 1000)
     if db["ENGINE"] == "django.db.backends.sqlite3":
         # Writers queue on the database lock instead of failing half-way
-        # (DESIGN.md section 4).
-        db.setdefault("OPTIONS", {})
-        db["OPTIONS"].update({"transaction_mode": "IMMEDIATE", "timeout": 30})
+        # (DESIGN.md section 4), for at most the statement timeout when serving.
+        db["OPTIONS"].update({"transaction_mode": "IMMEDIATE",
+                              "timeout": limits.statement_timeout or 30})
         db["CONN_MAX_AGE"] = 0
     elif db["ENGINE"] == "django.db.backends.postgresql":
         # No JIT compilation: the candidate and summary statements run in
         # milliseconds but look costly to the planner, which then spent
         # about 24 ms compiling a 3,000-provider summary query run once.
-        db.setdefault("OPTIONS", {})
         own = db["OPTIONS"].get("options", "").strip()
-        db["OPTIONS"]["options"] = f"{own} -c jit=off".strip()
+        server = "-c jit=off"
+        if statement_ms:
+            # The server gives up first and says so (57014); the client's own
+            # deadline (StatementDeadlines) covers a server that says nothing.
+            server += f" -c statement_timeout={statement_ms}"
+        db["OPTIONS"]["options"] = f"{own} {server}".strip()
+        # libpq's: the whole connection start-up, the server's first answer included.
+        db["OPTIONS"].setdefault("connect_timeout", limits.connect_timeout)
+        if limits.max_pool_size:
+            db["OPTIONS"]["pool"] = {
+                "min_size": limits.max_pool_size,
+                "max_size": limits.max_pool_size + limits.max_overflow,
+                "timeout": limits.pool_timeout,
+                # connection_recycle_time; psycopg_pool's own default when 0.
+                "max_lifetime": conn_max_age or 3600,
+            }
+            # Django refuses persistent connections beside a pool.
+            db["CONN_MAX_AGE"] = 0
     elif db["ENGINE"] == "django.db.backends.mysql":
         _use_pymysql()
         if not db.get("NAME"):
-            raise ValueError(f"cannot use database URL {url!r}: it names no database")
+            raise ValueError(f"cannot use database URL {_hide_password(url)!r}: it names no database")
         # One statement: the driver sends init_command without multi-statements.
-        init = ["SET SESSION sql_mode = 'STRICT_TRANS_TABLES,NO_ZERO_DATE,"
-                "NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO'"]
+        init = []
+        if limits.mysql_sql_mode:
+            init.append(f"SESSION sql_mode = '{limits.mysql_sql_mode}'")
         if sync_wait is not None:
             init.append(f"SESSION wsrep_sync_wait = {int(sync_wait)}")
-        db.setdefault("OPTIONS", {})
         db["OPTIONS"].update({
             "charset": MYSQL_CHARSET,
             # READ COMMITTED (Django's default for MySQL, said here so that
             # it holds whatever the server's default is): a retried attempt
             # must see what the winner of a race committed.
             "isolation_level": "read committed",
-            "init_command": ", ".join(init),
         })
+        if init:
+            db["OPTIONS"]["init_command"] = "SET " + ", ".join(init)
+        db["OPTIONS"].setdefault("connect_timeout", limits.connect_timeout)
+        if statement_ms:
+            # PyMySQL's socket timeouts: a statement whose answer does not
+            # come in time loses its connection (2013), which is a 503.
+            db["OPTIONS"].setdefault("read_timeout", limits.statement_timeout)
+            db["OPTIONS"].setdefault("write_timeout", limits.statement_timeout)
         db["TEST"] = {"CHARSET": MYSQL_CHARSET, "COLLATION": MYSQL_COLLATION}
     return db
+
+
+def replica_settings(url: str, *, primary: dict, conn_max_age: int, limits: Limits) -> dict:
+    """``[placement_database] slave_connection`` -> the ``replica`` entry of
+    DATABASES; ValueError if unusable. A URL without a database name reads
+    the primary's database of the same name (a streaming replica holds
+    every database of its primary)."""
+    db = database_settings(url, conn_max_age=conn_max_age, limits=limits)
+    postgres = "django.db.backends.postgresql"
+    if db["ENGINE"] != postgres or primary["ENGINE"] != postgres:
+        raise ValueError("reads from a replica need PostgreSQL for both the connection and "
+                         "the slave_connection (a streaming replica)")
+    db["NAME"] = db["NAME"] or primary["NAME"]
+    # Tests use the primary's test database under this alias too.
+    db["TEST"] = {"MIRROR": "default"}
+    return db
+
+
+def _hide_password(url: str) -> str:
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
 def _use_pymysql():
@@ -117,6 +198,128 @@ def describe(db: dict) -> str:
     host = db.get("HOST") or "localhost"
     port = f":{db['PORT']}" if db.get("PORT") else ""
     return f"{engine} {host}{port}/{db['NAME']}"
+
+
+_SERVING = False
+
+
+def mark_serving():
+    """Called by the WSGI entry point before the settings load: the
+    statement timeout bounds the API server's statements, not a command's."""
+    global _SERVING
+    _SERVING = True
+
+
+def serving() -> bool:
+    return _SERVING
+
+
+class StatementDeadlines:
+    """The client's side of the statement timeout on PostgreSQL.
+
+    The server's ``statement_timeout`` stops a slow statement, but a server
+    (or network path) that has stopped answering altogether never says so,
+    and psycopg would wait for it for ever. This execute wrapper (and
+    ``bounding``, around COMMIT and ROLLBACK) notes when each statement must
+    be over; one thread per process shuts down the
+    socket of a statement still waiting past that, so psycopg raises
+    "connection lost" (a 503) and Django drops the connection. ``grace``
+    leaves the server time to cancel first when it still can.
+    """
+
+    def __init__(self, seconds: float, grace: float = 1.0, tick: float = 0.25):
+        self.seconds = seconds + grace
+        self.tick = tick
+        self._waiting = {}
+        self._lock = threading.Lock()
+        self._watcher = None
+        self.cut = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        key = self._enter(context["connection"].connection)
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            with self._lock:
+                self._waiting.pop(key, None)
+
+    def bounding(self, wrapper, call):
+        """``call`` (a DatabaseWrapper's ``_commit`` or ``_rollback``, which
+        reach the driver without passing the execute wrappers) under the
+        same deadline."""
+
+        def bounded():
+            if wrapper.connection is None:
+                return call()
+            key = self._enter(wrapper.connection)
+            try:
+                return call()
+            finally:
+                with self._lock:
+                    self._waiting.pop(key, None)
+
+        return bounded
+
+    def _enter(self, driver_connection):
+        if self._watcher is None:
+            self._start()
+        key = threading.get_ident()
+        fd = driver_connection.fileno()
+        with self._lock:
+            self._waiting[key] = (time.monotonic() + self.seconds, fd)
+        return key
+
+    def _start(self):
+        with self._lock:
+            if self._watcher is None:
+                self._watcher = threading.Thread(target=self._watch, daemon=True,
+                                                 name="placement-statement-deadlines")
+                self._watcher.start()
+
+    def _watch(self):
+        while True:
+            time.sleep(self.tick)
+            now = time.monotonic()
+            # Under the lock: a statement that has just finished has left the
+            # table, so its descriptor is still its own when it is cut.
+            with self._lock:
+                for key, (deadline, fd) in list(self._waiting.items()):
+                    if now > deadline:
+                        del self._waiting[key]
+                        self.cut += 1
+                        _shut_down(fd)
+
+
+def _shut_down(fd: int):
+    try:
+        sock = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
+def install_statement_deadlines(seconds: float) -> StatementDeadlines:
+    """Every PostgreSQL connection of this process gets StatementDeadlines."""
+    from django.db.backends.signals import connection_created
+
+    deadlines = StatementDeadlines(seconds)
+
+    def add_to(sender, connection, **kwargs):
+        # Once per DatabaseWrapper (one per thread and alias), which outlives
+        # its reconnections.
+        if connection.vendor != "postgresql" or deadlines in connection.execute_wrappers:
+            return
+        connection.execute_wrappers.insert(0, deadlines)
+        connection._commit = deadlines.bounding(connection, connection._commit)
+        connection._rollback = deadlines.bounding(connection, connection._rollback)
+
+    connection_created.connect(add_to, weak=False, dispatch_uid="placement-statement-deadlines")
+    return deadlines
 
 
 class DatabaseUnreachable(RuntimeError):

@@ -132,17 +132,6 @@ class PlacementEdgeMiddleware:
         context.global_request_id = request.placement_global_request_id
         request.placement_context = context
 
-        if is_chunked(request):
-            raise errors.LengthRequired(CHUNKED_REFUSED)
-        content_length = request.META.get("CONTENT_LENGTH")
-        if content_length:
-            try:
-                length = int(content_length)
-            except ValueError:
-                raise errors.BadRequest("content-length header must be an integer")
-            if length > 0 and not request.META.get("CONTENT_TYPE"):
-                raise errors.BadRequest("content-type header required when content-length > 0")
-
         header = request.META.get(microversion.META_KEY)
         try:
             version = microversion.negotiate(header)
@@ -157,19 +146,38 @@ class PlacementEdgeMiddleware:
                 },
             )
         request.placement_mv = version
+
+        if is_chunked(request):
+            raise errors.LengthRequired(CHUNKED_REFUSED)
+        # Checked after the version, as upstream checks it (in its handler
+        # wrapper, so the answer names the version but has no vary).
+        content_length = request.META.get("CONTENT_LENGTH")
+        if content_length:
+            try:
+                length = int(content_length)
+            except ValueError:
+                raise errors.BadRequest("content-length header must be an integer", vary=False)
+            if length > 0 and not request.META.get("CONTENT_TYPE"):
+                raise errors.BadRequest(
+                    "content-type header required when content-length > 0", vary=False)
         return self.get_response(request)
 
     def _finish(self, request, response):
         request_id = request.placement_request_id
         response["x-openstack-request-id"] = request_id
         response["openstack-request-id"] = request_id
-        version = request.placement_mv or microversion.MIN_VERSION
-        response["openstack-api-version"] = f"{microversion.SERVICE_TYPE} {version}"
-        vary = response.get("vary")
-        if not vary:
-            response["vary"] = "openstack-api-version"
-        elif "openstack-api-version" not in vary.lower():
-            response["vary"] = f"{vary}, openstack-api-version"
+        # As upstream: no version header when none was negotiated (a bad
+        # version, a refused token), and no vary on the errors upstream
+        # raises outside its handlers (PlacementError.vary).
+        if request.placement_mv is not None:
+            response["openstack-api-version"] = (
+                f"{microversion.SERVICE_TYPE} {request.placement_mv}")
+        if request.placement_mv is not None and getattr(response, "placement_vary", True):
+            vary = response.get("vary")
+            if not vary:
+                response["vary"] = "openstack-api-version"
+            elif "openstack-api-version" not in vary.lower():
+                response["vary"] = f"{vary}, openstack-api-version"
         has_body = bool(getattr(response, "content", b""))
         caching = request.placement_mv is not None and request.placement_mv >= (1, 15)
         if not caching:
@@ -187,6 +195,7 @@ class PlacementEdgeMiddleware:
             and response.get("Content-Type", "").startswith("application/json")
         ):
             response["cache-control"] = "no-cache"
-            if "last-modified" not in response:
+            if "last-modified" not in response and not getattr(
+                    response, "placement_undated", False):
                 response["last-modified"] = formatdate(usegmt=True)
         return response

@@ -67,10 +67,17 @@ class PlacementError(Exception):
     """An error with an HTTP status, shown to the client in Placement's format."""
 
     status = 500
+    #: Whether the answer carries ``Vary: openstack-api-version``. Upstream
+    #: adds it to the errors its handlers raise, not to those raised around
+    #: them (a refused policy, an unknown route, some failed look-ups).
+    vary = True
 
-    def __init__(self, detail="", *, code=None, headers=None, status=None, extra=None):
+    def __init__(self, detail="", *, code=None, headers=None, status=None, extra=None,
+                 vary=None):
         super().__init__(detail)
         self.detail = detail
+        if vary is not None:
+            self.vary = vary
         self.code = code
         self.headers = headers or {}
         self.extra = extra or {}
@@ -88,6 +95,7 @@ class Unauthorized(PlacementError):
 
 class Forbidden(PlacementError):
     status = 403
+    vary = False  # upstream's policy check fails outside its handlers
 
 
 class NotFound(PlacementError):
@@ -163,9 +171,12 @@ def database_trouble(exc) -> str | None:
     if code == _MYSQL_NOT_READY:
         return DB_NOT_READY
     if code in _MYSQL_UNAVAILABLE or (
-        # PostgreSQL: connection exceptions (08...), the server shutting down (57P...).
+        # PostgreSQL: connection exceptions (08...), the server shutting down
+        # (57P...), a statement stopped by statement_timeout (57014: a
+        # database too slow to answer in time is no database right now).
         type(cause).__module__.startswith("psycopg") and (
-            sqlstate.startswith(("08", "57P")) or (not sqlstate and "connect" in str(cause)))):
+            sqlstate.startswith(("08", "57P")) or sqlstate == "57014"
+            or (not sqlstate and "connect" in str(cause)))):
         return DB_UNAVAILABLE
     if code in _MYSQL_LOST_RACE or sqlstate in _SQLSTATE_LOST_RACE:
         return DB_LOST_RACE
@@ -258,4 +269,5 @@ def render_error(request, error):
         )
     for name, value in error.headers.items():
         response[name] = value
+    response.placement_vary = error.vary
     return response

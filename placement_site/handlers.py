@@ -9,7 +9,8 @@ from placement_site.edge import is_api_path
 
 def not_found(request, exception=None):
     if is_api_path(request.path_info):
-        return errors.render_error(request, errors.NotFound(""))
+        # An unknown route: upstream's router answers it without vary.
+        return errors.render_error(request, errors.NotFound("", vary=False))
     return defaults.page_not_found(request, exception)
 
 

@@ -37,6 +37,14 @@ CANDIDATES = Histogram(
     "Allocation requests returned per GET /allocation_candidates.",
     buckets=(0, 1, 5, 10, 50, 100, 500, 1000, 5000),
 )
+# Reads from a replica (placement_site/replica.py).
+BULK_READS = Counter(
+    "placement_db_bulk_reads",
+    "Bulk reads (candidates, provider lists, usages) by the database that served "
+    "them and why: fresh (the replica caught up), lagging, down, failed (the replica "
+    "broke mid-read), not_a_replica.",
+    ["source", "reason"],
+)
 # Recorded by planning.failures: ``kind`` is "candidates" (no candidates) or
 # "claim" (a claim refused for capacity); ``reason`` one of a fixed set of
 # constraint kinds (planning.failures.REASONS), never the query.
@@ -87,7 +95,8 @@ def request_metrics_text(extra_collectors=()):
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = CollectorRegistry()
-        for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES, SCHEDULING_FAILURES):
+        for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES, SCHEDULING_FAILURES,
+                          BULK_READS):
             registry.register(collector)
     for collector in [*extra_collectors, *_EXTRA_COLLECTORS]:
         registry.register(collector)

@@ -99,9 +99,10 @@ MAX_VERSION = Version(1, 39)
 def _placement_value(header_value):
     """Return the version text given for placement, or None.
 
-    The header may carry several services: ``placement 1.2, compute 2.1``.
+    The header may carry several services: ``placement 1.2, compute 2.1``;
+    when placement is named twice the last one counts (as upstream).
     """
-    for part in header_value.split(","):
+    for part in reversed(header_value.split(",")):
         words = part.strip().split(None, 1)
         if len(words) == 2 and words[0].lower() == SERVICE_TYPE:
             return words[1].strip()
@@ -118,9 +119,18 @@ def negotiate(header_value):
     text = _placement_value(header_value)
     if text is None:
         return MIN_VERSION
-    if text.lower() == "latest":
+    # Read as upstream reads it: only lowercase ``latest``; then two integers
+    # around the first dot, or 400; a pair that names no version, such as
+    # 1.40 or 1.-1, is 406.
+    if text == "latest":
         return MAX_VERSION
-    version = Version.parse(text)
-    if version < MIN_VERSION or version > MAX_VERSION:
+    parts = text.split(".", 1)
+    if len(parts) != 2:
+        raise InvalidVersion(text)
+    try:
+        major, minor = int(parts[0]), int(parts[1])
+    except ValueError:
+        raise InvalidVersion(text) from None
+    if not (MIN_VERSION <= (major, minor) <= MAX_VERSION):
         raise UnsupportedVersion(text)
-    return version
+    return Version(major, minor)

@@ -146,7 +146,7 @@ _NEVER_MET = 2**31
 
 
 def parse_resources(text: str) -> dict:
-    """``VCPU:2,DISK_GB:10`` -> {"VCPU": 2, "DISK_GB": 10}."""
+    """``VCPU:2,DISK_GB:10`` -> {"VCPU": 2, "DISK_GB": 10} (``VCPU:1,VCPU:2`` -> {"VCPU": 2})."""
     if text.strip() == "":
         raise errors.BadRequest(_RESOURCES_FORM.format(got="empty string"))
     amounts = {}
@@ -170,10 +170,7 @@ def parse_resources(text: str) -> dict:
         # at once, so a larger amount matches nothing whatever it is; kept
         # within what every database can bind.
         amount = min(amount, _NEVER_MET)
-        if name in amounts:
-            raise errors.BadRequest(
-                f"Resource class {name} is requested more than once in resources parameter."
-            )
+        # A class named twice: the last amount counts, as upstream.
         amounts[name] = amount
     return amounts
 
@@ -512,6 +509,12 @@ def parse_flavors(text: str) -> list:
             resources = parse_resources(spec)
         except errors.BadRequest as exc:
             raise ValueError(f"flavor {name!r}: {exc.detail}") from None
+        # The query string lets the last amount of a class win; a flavor
+        # naming one twice is a typo worth refusing.
+        named = [item.split(":")[0] for item in spec.split(",")]
+        if len(named) != len(set(named)):
+            twice = next(n for n in named if named.count(n) > 1)
+            raise ValueError(f"flavor {name!r}: resource class {twice} is named more than once")
         if any(f.name == name for f in flavors):
             raise ValueError(f"flavor {name!r} is defined twice")
         flavors.append(Flavor(name, resources))

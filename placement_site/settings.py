@@ -8,7 +8,9 @@ import os
 from pathlib import Path
 
 from placement_site import config, logsetup, state
-from placement_site.database import database_settings
+from placement_site.database import (
+    DEFAULT_MYSQL_SQL_MODE, Limits, database_settings, replica_settings, serving,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -136,8 +138,35 @@ if not DATABASE_URL:
     except ValueError as exc:
         raise SystemExit(f"placement: {exc}")
     DATABASE_URL = f"sqlite:///{PLACEMENT_STATE_PATH / state.SQLITE_NAME}"
-_db = database_settings(DATABASE_URL, conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"])
+# [placement_database] pool, session and timeout options (README "Database
+# connections"); the statement timeout bounds the API server only.
+PLACEMENT_DB_STATEMENT_TIMEOUT = _CONFIG["PLACEMENT_DB_STATEMENT_TIMEOUT"] if serving() else 0
+_limits = Limits(
+    connect_timeout=_CONFIG["PLACEMENT_DB_CONNECT_TIMEOUT"],
+    statement_timeout=PLACEMENT_DB_STATEMENT_TIMEOUT,
+    max_pool_size=_CONFIG["DB_MAX_POOL_SIZE"],
+    max_overflow=_CONFIG["DB_MAX_OVERFLOW"],
+    pool_timeout=_CONFIG["DB_POOL_TIMEOUT"],
+    connection_parameters=_CONFIG["DB_CONNECTION_PARAMETERS"].strip(),
+    mysql_sql_mode=(DEFAULT_MYSQL_SQL_MODE if _CONFIG["DB_MYSQL_SQL_MODE"] is None
+                    else _CONFIG["DB_MYSQL_SQL_MODE"].strip()),
+)
+try:
+    _db = database_settings(DATABASE_URL, conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"],
+                            limits=_limits)
+except ValueError as exc:
+    raise SystemExit(f"placement: {exc}")
 DATABASES = {"default": _db}
+# Bulk reads from a streaming replica when one is configured (placement_site/replica.py).
+PLACEMENT_DB_REPLICA_MAX_LAG = _CONFIG["PLACEMENT_DB_REPLICA_MAX_LAG"]
+if _CONFIG["DATABASE_REPLICA_CONNECTION"]:
+    try:
+        DATABASES["replica"] = replica_settings(
+            _CONFIG["DATABASE_REPLICA_CONNECTION"], primary=_db,
+            conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"], limits=_limits)
+    except ValueError as exc:
+        raise SystemExit(f"placement: [placement_database] slave_connection: {exc}")
+    DATABASE_ROUTERS = ["placement_site.replica.ReplicaRouter"]
 # How long a starting server waits for an unreachable database before it
 # exits non-zero (placement_site.database.wait_for_database).
 PLACEMENT_DB_STARTUP_WAIT = _CONFIG["PLACEMENT_DB_STARTUP_WAIT"]

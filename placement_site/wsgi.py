@@ -3,8 +3,12 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from placement_site import database as _database
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
 
+# Serving: the settings bound every statement (PLACEMENT_DB_STATEMENT_TIMEOUT).
+_database.mark_serving()
 application = get_wsgi_application()
 
 # PLACEMENT_AUTH_STRATEGY=keystone: keystonemiddleware's auth_token in front
@@ -50,7 +54,8 @@ application = _proxy.wrap(application)
 import logging  # noqa: E402
 import sys  # noqa: E402
 
-from placement_site import database as _database  # noqa: E402
+if settings.PLACEMENT_DB_STATEMENT_TIMEOUT:
+    _database.install_statement_deadlines(settings.PLACEMENT_DB_STATEMENT_TIMEOUT)
 
 from placement_site import state as _state  # noqa: E402
 

@@ -23,7 +23,10 @@ Two modes:
 
 * strict (the API): ``qs`` raises the first ``PlacementError``: parse errors
   first, in the order member_of, resources, required; then look-up errors
-  (unknown trait, unknown resource class) in filter order.
+  (unknown trait, unknown resource class) in filter order -- unless, as
+  upstream, an earlier filter matches no provider at all (an unknown
+  ``in_tree`` provider, traits or aggregates nobody has): then the list
+  is empty (``selectors.nothing_can_match``).
 * lenient (the console): blank values count as absent, and errors do not
   raise: ``problems`` lists their messages and ``qs`` is empty.
 """
@@ -148,12 +151,12 @@ def _blank(value):
 class ResourceProviderFilterSet(django_filters.FilterSet):
     """Filters of the provider list; see the module docstring for the two modes."""
 
-    # The API's parameters, in the order their look-ups run.
+    # The API's parameters, in the order their look-ups run (upstream's).
     name = SelectorFilter(selectors.filter_name, label="Name")
     uuid = SelectorFilter(selectors.filter_uuid, label="UUID")
     in_tree = SelectorFilter(selectors.filter_in_tree, label="In the tree of (uuid)")
-    member_of = SelectorFilter(selectors.filter_member_of, many=True, label="Member of aggregates")
     required = SelectorFilter(selectors.filter_required, many=True, label="Required traits")
+    member_of = SelectorFilter(selectors.filter_member_of, many=True, label="Member of aggregates")
     resources = SelectorFilter(
         selectors.filter_resources, label="Has capacity for (VCPU:2,MEMORY_MB:512)"
     )
@@ -192,13 +195,20 @@ class ResourceProviderFilterSet(django_filters.FilterSet):
             if self.lenient:
                 return queryset.none()
             raise found[0]
-        try:
-            return super().filter_queryset(queryset)
-        except errors.PlacementError as exc:
-            if not self.lenient:
-                raise
-            found.append(exc)
-            return queryset.none()
+        applied = {}
+        for name, value in self.form.cleaned_data.items():
+            try:
+                queryset = self.filters[name].filter(queryset, value)
+            except errors.PlacementError as exc:
+                if not self.lenient:
+                    if selectors.nothing_can_match(applied):
+                        return queryset.none()
+                    raise
+                found.append(exc)
+                return queryset.none()
+            if value is not None:
+                applied[name] = value
+        return queryset
 
     @property
     def problems(self):

@@ -2,11 +2,12 @@
 from datetime import datetime, timezone
 
 from placement_site import errors
+from placement_site.api import UNDATED
 from providers.models import Inventory, ResourceProvider
 from resource_classes.services import storable
 
 
-def inventory_list(*, provider: ResourceProvider) -> tuple[list[Inventory], datetime]:
+def inventory_list(*, provider: ResourceProvider) -> tuple[list[Inventory], object]:
     """The provider's inventories (by class name) and their newest change time."""
     rows = list(
         Inventory.objects.filter(resource_provider=provider)
@@ -28,6 +29,10 @@ def inventory_get(*, provider: ResourceProvider, resource_class: str) -> Invento
     return inv
 
 
-def last_modified(rows) -> datetime:
+def last_modified(rows):
+    """The newest change time of ``rows``; ``UNDATED`` (no Last-Modified
+    header, as upstream) when there are none."""
+    if not rows:
+        return UNDATED
     newest = max((row.updated_at or row.created_at for row in rows), default=None)
     return newest or datetime.now(timezone.utc)

@@ -18,7 +18,7 @@ from django.db.models import Sum
 
 from placement_site import errors
 from providers.locking import bump_provider_generation, check_provider_generation, lock_provider_by_uuid
-from providers.models import Inventory, ResourceProvider
+from providers.models import Inventory, ResourceProvider, capacity_of
 from resource_classes.models import ResourceClass
 from resource_classes.services import storable
 
@@ -62,13 +62,16 @@ def _capacity_problem(spec: InventorySpec, *, reserved_may_equal_total: bool) ->
     if not math.isfinite(spec.allocation_ratio):
         # json.loads lets NaN through, and NaN passes every JSON Schema bound.
         return "The allocation_ratio value is not a finite number."
+    # Judged, as upstream judges it, on the capacity: from 1.26 it may be 0,
+    # before that it must be positive (so total 2, reserved 1, ratio 0.5 is
+    # refused below 1.26). min_unit above max_unit is accepted, as upstream
+    # accepts it (nothing can then be allocated from that inventory).
+    capacity = capacity_of(spec.total, spec.reserved, spec.allocation_ratio)
     if reserved_may_equal_total:
-        if spec.reserved > spec.total:
+        if capacity < 0:
             return "The reserved value is greater than total."
-    elif spec.reserved >= spec.total:
+    elif capacity <= 0:
         return "The reserved value is greater than or equal to total."
-    if spec.min_unit > spec.max_unit:
-        return "The min_unit value is greater than max_unit."
     return None
 
 

@@ -22,8 +22,14 @@ def lock_providers(provider_ids) -> dict:
 
 
 def lock_provider_by_uuid(uuid):
-    """Lock one provider by its uuid as written; 404 when it does not exist."""
-    return provider_get(uuid=uuid, lock=True, exact=True)
+    """Lock one provider by its uuid as written; 404 when it does not exist
+    (without Vary: upstream's writers fail this look-up outside their
+    handlers, where the header is added)."""
+    try:
+        return provider_get(uuid=uuid, lock=True, exact=True)
+    except errors.NotFound as exc:
+        exc.vary = False
+        raise
 
 
 GENERATION_CONFLICT = (

@@ -219,6 +219,25 @@ def filter_required(qs, required: RequiredTraits):
     return qs
 
 
+def nothing_can_match(applied: dict) -> bool:
+    """Whether one of the list filters ``applied`` (name -> parsed value)
+    matches no provider at all, as upstream judges it before looking up
+    the names of the filters after it: the ``in_tree`` provider does not
+    exist, or no provider has the required traits, or none is in every
+    ``member_of`` set. Read only on the way to a 400."""
+    everyone = ResourceProvider.objects.all()
+    if "in_tree" in applied and not everyone.filter(
+            uuid=normalize_uuid(applied["in_tree"]) or applied["in_tree"]).exists():
+        return True
+    required = applied.get("required")
+    if required is not None and required.any_of and not filter_required(
+            everyone, RequiredTraits(any_of=required.any_of)).exists():
+        return True
+    member_of = applied.get("member_of")
+    return bool(member_of is not None and member_of.any_of and not filter_member_of(
+        everyone, MemberOf(any_of=member_of.any_of)).exists())
+
+
 def filter_resources(qs, resources: dict):
     """Able to take each amount of ``resources`` (400: unknown resource class)."""
     if not resources:

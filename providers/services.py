@@ -273,19 +273,20 @@ def _replace_links(link_model, column, provider, wanted_ids):
     """Make the provider's rows in a link table (aggregates, traits) exactly ``wanted_ids``.
 
     Only the difference is written: stale links deleted, missing ones added.
+    Returns whether anything changed.
     """
     links = link_model.objects.filter(resource_provider_id=provider.pk)
     current_ids = set(links.values_list(column, flat=True))
     stale = sorted(current_ids - wanted_ids)
     for start in range(0, len(stale), BULK_BATCH):
         links.filter(**{f"{column}__in": stale[start:start + BULK_BATCH]}).delete()
+    missing = sorted(wanted_ids - current_ids)
     link_model.objects.bulk_create(
-        [
-            link_model(resource_provider_id=provider.pk, **{column: linked_id})
-            for linked_id in sorted(wanted_ids - current_ids)
-        ],
+        [link_model(resource_provider_id=provider.pk, **{column: linked_id})
+         for linked_id in missing],
         batch_size=BULK_BATCH,
     )
+    return bool(stale or missing)
 
 
 # -- Traits -------------------------------------------------------------------
@@ -301,15 +302,17 @@ def provider_traits_set(*, uuid, trait_names, generation):
         missing = [name for name in names if name not in found]
         if missing:
             raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
-        _replace_links(ProviderTrait, "trait_id", provider, set(found.values()))
-        locking.bump_provider_generation(provider)
+        # As upstream: the generation moves only when the set does.
+        if _replace_links(ProviderTrait, "trait_id", provider, set(found.values())):
+            locking.bump_provider_generation(provider)
     return provider
 
 
 def provider_traits_delete(*, uuid):
-    """Remove every trait of a provider and bump its generation."""
+    """Remove every trait of a provider; the generation moves only if it had some."""
     with transaction.atomic():
         provider = _lock_by_uuid(uuid)
-        ProviderTrait.objects.filter(resource_provider_id=provider.pk).delete()
-        locking.bump_provider_generation(provider)
+        deleted, _ = ProviderTrait.objects.filter(resource_provider_id=provider.pk).delete()
+        if deleted:
+            locking.bump_provider_generation(provider)
     return provider

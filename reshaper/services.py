@@ -10,25 +10,29 @@ loses a race, like every allocation write). Its steps:
    consumers hold allocations on now.
 3. Check each ``inventories`` provider's generation under its lock (409
    ``placement.concurrent_update``).
-4. Replace each provider's inventories (``providers.inventory_services.
-   apply_inventories``), without the "in use" check: a class may disappear
-   here while its allocations move away in step 5.
+4. Give each ``inventories`` provider with a non-empty new set an interim
+   inventory: its new records plus, unchanged, those it is about to lose
+   (``providers.inventory_services.apply_inventories`` without the "in
+   use" check). A provider given ``{}`` keeps its inventory for now.
 5. Replace the allocations (``allocations.services.allocations_write``): it
    checks consumer generations, then min/max/step and capacity of every new
-   allocation against the inventories written in step 4, so only the final
-   state is judged; it bumps each provider receiving allocations and each
+   allocation against the interim inventories (an allocation left on a
+   class that goes away still fits there); it bumps each provider receiving
+   allocations (and each provider an emptied consumer held) and each
    consumer once, and deletes consumers left without allocations.
-6. Refuse (409 ``placement.inventory.inuse``) when an allocation remains on
-   a class a provider of ``inventories`` no longer has.
-7. Bump the generations of the ``inventories`` providers.
+6. Set each ``inventories`` provider's final inventory, now with the "in
+   use" check: 409 ``placement.inventory.inuse`` when an allocation remains
+   on a class that goes away.
 
 Any error raised on the way rolls the whole transaction back: on failure
 nothing, not even a project, user or consumer row, is left behind.
 
 Provider generations, as upstream Placement counts them (the conformance
-tests check the numbers): a provider of ``inventories`` gains 2 (inventory
-add/update, then inventory removal), a provider receiving allocations gains
-1 more; a provider that only loses allocations is not bumped.
+tests check the numbers): a provider of ``inventories`` gains 1 for its
+final inventory and 1 more for the interim one when its new set is not
+empty; a provider receiving allocations, or losing those of a consumer
+emptied here, gains 1 more; one that only sees a consumer move away is not
+bumped.
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ from dataclasses import dataclass
 
 from django.db.models import F
 
-from allocations.models import Allocation, Consumer
+from allocations.models import Consumer
 from allocations.services import (
     ConsumerAllocations,
     allocations_write,
@@ -47,10 +51,6 @@ from placement_site import errors
 from providers.inventory_services import InventorySpec, apply_inventories
 from providers.locking import check_provider_generation, lock_providers
 from providers.models import Inventory, ResourceProvider
-
-# What one provider of ``inventories`` gains; see the module docstring.
-INVENTORY_GENERATION_STEP = 2
-
 
 @dataclass(frozen=True)
 class ProviderInventories:
@@ -105,33 +105,17 @@ def _involved_provider_ids(consumers: list[ConsumerAllocations]) -> set[int]:
     return ids | provider_ids_of(list(consumer_ids))
 
 
-def _check_nothing_stranded(providers: list[ResourceProvider]) -> None:
-    """409 inventory.inuse when a provider holds allocations of a class it no longer has."""
-    by_pk = {rp.pk: rp for rp in providers}
-    held = set(
-        Allocation.objects.filter(resource_provider_id__in=list(by_pk))
-        .values_list("resource_provider_id", "resource_class_id", "resource_class__name")
-        .distinct()
-    )
-    if not held:
-        return
-    stocked = set(
-        Inventory.objects.filter(resource_provider_id__in=list(by_pk)).values_list(
-            "resource_provider_id", "resource_class_id"
-        )
-    )
-    stranded: dict[int, set[str]] = {}
-    for rp_id, rc_id, rc_name in held:
-        if (rp_id, rc_id) not in stocked:
-            stranded.setdefault(rp_id, set()).add(rc_name)
-    if stranded:
-        rp_id = min(stranded)
-        names = ", ".join(sorted(stranded[rp_id]))
-        raise errors.Conflict(
-            f"update conflict: Inventory for '{names}' on resource provider "
-            f"'{by_pk[rp_id].uuid}' in use.",
-            code=errors.INVENTORY_INUSE,
-        )
+def _interim(provider, new: dict[str, InventorySpec]) -> dict[str, InventorySpec]:
+    """The provider's current records, overridden and extended by ``new``."""
+    current = {
+        inv.resource_class.name: InventorySpec(
+            total=inv.total, reserved=inv.reserved, min_unit=inv.min_unit,
+            max_unit=inv.max_unit, step_size=inv.step_size,
+            allocation_ratio=inv.allocation_ratio)
+        for inv in Inventory.objects.filter(resource_provider=provider)
+        .select_related("resource_class")
+    }
+    return {**current, **new}
 
 
 def _reshape_once(inventories: list[ProviderInventories], consumers: list[ConsumerAllocations]):
@@ -148,25 +132,35 @@ def _reshape_once(inventories: list[ProviderInventories], consumers: list[Consum
         providers.append(provider)
 
     for provider, item in zip(providers, inventories):
-        apply_inventories(
-            provider,
-            item.inventories,
-            # Reshaper exists from 1.30, after 1.26 allowed reserved == total.
-            reserved_may_equal_total=True,
-            check_in_use=False,
-        )
+        if item.inventories:
+            apply_inventories(
+                provider,
+                _interim(provider, item.inventories),
+                # Reshaper exists from 1.30, after 1.26 allowed reserved == total.
+                reserved_may_equal_total=True,
+                check_in_use=False,
+            )
 
     if consumers:
         # Every provider above is already locked; passing them keeps the
         # locks allocations_write takes within the same ordered set.
         allocations_write(requests=consumers, extra_provider_ids=involved)
 
-    _check_nothing_stranded(providers)
+    for provider, item in zip(providers, inventories):
+        try:
+            apply_inventories(provider, item.inventories, reserved_may_equal_total=True)
+        except errors.Conflict as exc:
+            if exc.code == errors.INVENTORY_INUSE:
+                exc.detail = f"update conflict: {exc.detail}"
+            raise
 
-    if providers:
-        ResourceProvider.objects.filter(pk__in=[rp.pk for rp in providers]).update(
-            generation=F("generation") + INVENTORY_GENERATION_STEP
-        )
+    # One bump for the final inventory, one more for an interim one.
+    for step in (1, 2):
+        pks = [rp.pk for rp, item in zip(providers, inventories)
+               if bool(item.inventories) == (step == 2)]
+        if pks:
+            ResourceProvider.objects.filter(pk__in=pks).update(
+                generation=F("generation") + step)
 
 
 def reshape(

@@ -22,27 +22,30 @@ EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^
 CONSUMER_TYPE = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[A-Z0-9_]+$"}
 _CONSUMER_GENERATION = {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_INT}
 
+# No upper bound on an amount: one beyond any inventory's max_unit (at
+# most MAX_INT) is refused by the capacity check with a 409, as upstream.
 RESOURCES = {
     "type": "object",
     "minProperties": 1,
     "patternProperties": {
-        "^[0-9A-Z_]+$": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
+        "^[0-9A-Z_]+$": {"type": "integer", "minimum": 1},
     },
     "additionalProperties": False,
 }
 
+# Accepted and ignored, with upstream's leniency: the suffix pattern is
+# unanchored (a key with any suffix character in it has its value checked,
+# other keys are not) and provider uuids may repeat.
 _MAPPINGS = {
     "type": "object",
     "minProperties": 1,
     "patternProperties": {
-        "^[a-zA-Z0-9_-]{0,65}$": {
+        "[a-zA-Z0-9_-]{1,64}": {
             "type": "array",
             "minItems": 1,
-            "uniqueItems": True,
-            "items": {"type": "string", "pattern": UUID_KEY},
+            "items": {"type": "string", "format": "uuid"},
         }
     },
-    "additionalProperties": False,
 }
 
 # --- PUT /allocations/{consumer_uuid}, 1.0 - 1.11 (list body) ------------
@@ -177,8 +180,12 @@ USAGES_QUERY_1_9 = {
 }
 
 USAGES_QUERY_1_38 = copy.deepcopy(USAGES_QUERY_1_9)
-USAGES_QUERY_1_38["properties"]["consumer_type"] = {"type": "string", "minLength": 1,
-                                                    "maxLength": 255, "pattern": "^[^\\x00]*$"}
+# A consumer type name, or ``all`` / ``unknown`` (the pattern as upstream
+# writes it: ``^all`` is not anchored at the end), and no NUL character,
+# which PostgreSQL text cannot hold.
+USAGES_QUERY_1_38["properties"]["consumer_type"] = {
+    "type": "string", "minLength": 1, "maxLength": 255,
+    "allOf": [{"pattern": "^[A-Z0-9_]+$|^all|^unknown$"}, {"pattern": "^[^\\x00]*$"}]}
 
 
 def usages_query_schema(mv):
@@ -217,7 +224,10 @@ PROVIDER_ALLOCATIONS = {
             "description": "Keyed by consumer uuid.",
             "additionalProperties": {
                 "type": "object",
-                "properties": {"resources": _RESOURCE_AMOUNTS},
+                "properties": {
+                    "resources": _RESOURCE_AMOUNTS,
+                    "consumer_generation": {"type": "integer", "description": "From 1.28."},
+                },
             },
         },
         "resource_provider_generation": {"type": "integer"},

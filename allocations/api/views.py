@@ -24,6 +24,7 @@ from placement_site.api import (
 )
 from placement_site.policy import authorize
 from placement_site.querystring import last_values, validate_query
+from placement_site.replica import bulk_read
 from placement_site.uuids import normalize_uuid
 
 
@@ -174,8 +175,8 @@ class ConsumerAllocationsView(PlacementView):
 class ProviderAllocationsView(PlacementView):
     @extend_schema(
         summary="List a provider's allocations",
-        description="Allocations on the provider keyed by consumer uuid, with the provider's "
-        "generation.",
+        description="Allocations on the provider keyed by consumer uuid (each with its "
+        "`consumer_generation` from 1.28), with the provider's generation.",
         responses={
             200: OpenApiResponse(response=schemas.PROVIDER_ALLOCATIONS,
                                  description="The provider's allocations."),
@@ -185,7 +186,8 @@ class ProviderAllocationsView(PlacementView):
     )
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:allocations:list")
-        provider, allocations, changed = selectors.provider_allocations(provider_uuid=uuid)
+        provider, allocations, changed = selectors.provider_allocations(
+            provider_uuid=uuid, with_generations=request.placement_mv >= (1, 28))
         return json_response(
             {"allocations": allocations, "resource_provider_generation": provider.generation},
             last_modified=changed,
@@ -204,6 +206,7 @@ class ProviderUsagesView(PlacementView):
             404: error_response("No such resource provider."),
         },
     )
+    @bulk_read
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:usages")
         provider, usages = selectors.provider_usages(provider_uuid=uuid)
@@ -234,6 +237,7 @@ class UsagesView(PlacementView):
         },
     )
     @versioned("1.9")
+    @bulk_read
     def get(self, request):
         mv = request.placement_mv
         query = last_values(request.GET)

@@ -25,6 +25,7 @@ from candidates.api.render import encode, render
 from placement_site import edge, errors, metrics
 from placement_site.api import PlacementView, error_response, json_response, versioned
 from placement_site.policy import authorize
+from placement_site.replica import bulk_read
 
 _QUERY_DOC = [
     OpenApiParameter(name, str, description=text, required=False)
@@ -57,6 +58,7 @@ class AllocationCandidatesView(PlacementView):
         },
     )
     @versioned("1.10")
+    @bulk_read
     def get(self, request):
         authorize(request, "placement:allocation_candidates:list")
         parsed = query.parse_strict(request.GET, self.mv)

@@ -1,7 +1,9 @@
 """Capacity bars (plain inline SVG, no JavaScript, no external assets) and
 amounts in their unit with the raw count on hover."""
 from django import template
+from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 
 from candidates.explanation import CLASS_REASONS
 
@@ -53,33 +55,52 @@ def get(mapping, key):
     return (mapping or {}).get(key)
 
 
+UNITS = {
+    "MEMORY_MB": [(1024 * 1024, "TiB"), (1024, "GiB"), (1, "MiB")],
+    "DISK_GB": [(1024, "TiB"), (1, "GiB")],
+}
+BIT_RATES = [(1_000_000, "Gbit/s"), (1_000, "Mbit/s"), (1, "kbit/s")]
+
+
+def _steps(resource_class: str):
+    if resource_class.endswith("_KILOBIT_PER_SEC"):
+        return BIT_RATES
+    return UNITS.get(resource_class)
+
+
+def unit_of(resource_class: str, amount) -> tuple[int, str]:
+    """(size, unit) ``amount`` of ``resource_class`` reads best in: the
+    largest unit it holds at least one of; (1, "") for classes counted as
+    they are (VCPU, PCI devices)."""
+    steps = _steps(resource_class)
+    if not steps:
+        return 1, ""
+    for size, unit in steps:
+        if abs(amount or 0) >= size:
+            return size, unit
+    return steps[-1]
+
+
 def human_amount(amount, resource_class: str) -> str:
     """``amount`` of ``resource_class`` in the unit an operator reads: MEMORY_MB
     and DISK_GB in GiB/TiB, bandwidth classes in Mbit/s or Gbit/s; other
-    classes as counted."""
+    classes as counted, thousands separated."""
     if amount is None:
         return ""
-    steps = None
-    if resource_class == "MEMORY_MB":
-        steps = [(1024 * 1024, "TiB"), (1024, "GiB"), (1, "MiB")]
-    elif resource_class == "DISK_GB":
-        steps = [(1024, "TiB"), (1, "GiB")]
-    elif resource_class.endswith("_KILOBIT_PER_SEC"):
-        steps = [(1_000_000, "Gbit/s"), (1_000, "Mbit/s"), (1, "kbit/s")]
-    if not steps:
-        return str(amount)
-    for size, unit in steps:
-        if abs(amount) >= size:
-            value = amount / size
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"0 {steps[-1][1]}"
+    if not _steps(resource_class):
+        return f"{amount:,}"
+    size, unit = unit_of(resource_class, amount)
+    value = amount / size
+    return f"{value:,.0f} {unit}" if value == int(value) else f"{value:,.1f} {unit}"
 
 
 @register.simple_tag
 def amount(value, resource_class):
     """The amount in its unit, the raw count on hover (and for sorting)."""
-    return format_html('<span class="amount" title="{raw} {rc}" data-sort="{raw}">{text}</span>',
-                       raw=value, rc=resource_class,
+    if value is None:
+        return ""
+    return format_html('<span class="amount" title="{raw} {rc}" data-sort="{value}">{text}</span>',
+                       raw=f"{value:,}", value=value, rc=resource_class,
                        text=human_amount(value, resource_class))
 
 
@@ -98,3 +119,81 @@ def reason(kind, item):
         return text
     return format_html(conditional_escape(sentence), rc=rc,
                        **{name: amount(value, rc) for name, value in (numbers or {}).items()})
+
+
+@register.filter
+def intcomma(value):
+    """A count with thousands separators (12,000)."""
+    try:
+        return f"{int(value):,}"
+    except (TypeError, ValueError):
+        return value
+
+
+@register.simple_tag
+def percent(fraction):
+    """A fullness (0.0-1.0) as a percentage, the raw fraction for sorting."""
+    if fraction is None:
+        return ""
+    return format_html('<span class="pct-value" data-sort="{raw}">{text} %</span>',
+                       raw=repr(float(fraction)), text=f"{fraction * 100:,.1f}")
+
+
+@register.simple_tag
+def consumer_label(consumer, consumer_type=None):
+    """A consumer by what it is and the start of its uuid (consumers have no
+    name), the whole uuid on hover, a link to its page; a ``MIGRATION``
+    consumer tagged as such. ``consumer`` is a ``Consumer`` or a uuid (with
+    ``consumer_type`` given, "" when unknown, None when the consumer is gone)."""
+    uuid = getattr(consumer, "uuid", consumer)
+    if consumer_type is None and hasattr(consumer, "consumer_type_id"):
+        consumer_type = consumer.consumer_type.name if consumer.consumer_type_id else ""
+    if consumer_type is None:
+        return format_html('<span class="mono" title="{u} (deleted)">{short}</span> '
+                           '<span class="muted">(gone)</span>', u=uuid, short=uuid[:8])
+    kind = consumer_type.lower() if consumer_type else "consumer"
+    tag = mark_safe(' <span class="tag migration" title="a move in flight: it holds the '
+                    'source host">MIGRATION</span>') if consumer_type == "MIGRATION" else ""
+    return format_html('<a class="consumer" href="{href}" title="{u}">{kind} <span class="mono">'
+                       '{short}</span></a>{tag}', href=reverse("console:consumer", args=[uuid]),
+                       u=uuid, kind=kind, short=uuid[:8], tag=tag)
+
+
+@register.simple_tag
+def provider_link(uuid, names):
+    """A provider by name (``names``: uuid -> name), a link to its page; the
+    uuid's start when it is gone."""
+    name = (names or {}).get(uuid)
+    if name is None:
+        return format_html('<span class="mono" title="{u} (deleted)">{short}</span> '
+                           '<span class="muted">(gone)</span>', u=uuid, short=uuid[:8])
+    return format_html('<a href="{href}" title="{u}">{name}</a>',
+                       href=reverse("console:provider", args=[uuid]), u=uuid, name=name)
+
+
+@register.simple_tag
+def aggregate_label(aggregate_uuid, members):
+    """An aggregate by its members' names (aggregates have no name of their
+    own): the first three and how many more, the uuid on hover, a link to
+    the providers list filtered by it. ``members``: uuid -> [names]."""
+    names = (members or {}).get(aggregate_uuid) or []
+    shown = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
+    return format_html('<a class="aggregate" href="{href}?aggregate={u}" title="aggregate {u}">'
+                       '{text}</a>', href=reverse("console:providers"), u=aggregate_uuid,
+                       text=shown or f"empty aggregate {aggregate_uuid[:8]}")
+
+
+@register.filter
+def fold(removed):
+    """Removed providers (or trees) grouped by their reason, in the order
+    each reason first appears: [(first, [all with that reason])]."""
+    groups = {}
+    for item in removed:
+        groups.setdefault(item.reason, []).append(item)
+    return [(items[0], items) for items in groups.values()]
+
+
+@register.filter
+def unlisted(step):
+    """How many a step removed beyond those it names."""
+    return step.removed_count - len(step.removed)

@@ -44,7 +44,7 @@ INVENTORY_UPDATE = {
 }
 
 # POST /resource_providers/{uuid}/inventories: the class is in the body;
-# the generation may be sent but is not needed (the provider row lock
+# the generation may be sent but is not checked, as upstream (the provider row lock
 # orders concurrent writers).
 INVENTORY_CREATE = {
     "type": "object",

@@ -11,6 +11,7 @@ from placement_site.api import (
     error_response,
     json_body,
     json_response,
+    unvaried_404,
     versioned,
 )
 from placement_site.policy import authorize
@@ -76,6 +77,7 @@ class InventoriesView(PlacementView):
             409: error_response("Generation conflict, or a removed class is in use"),
         },
     )
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:update")
         provider_get(uuid=uuid, exact=True)
@@ -105,6 +107,7 @@ class InventoriesView(PlacementView):
             409: error_response("The class already has inventory on this provider"),
         },
     )
+    @unvaried_404
     def post(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:create")
         provider_get(uuid=uuid, exact=True)
@@ -114,7 +117,8 @@ class InventoriesView(PlacementView):
             provider_uuid=uuid,
             resource_class=resource_class,
             spec=services.InventorySpec.from_body(data),
-            generation=data.get("resource_provider_generation"),
+            # A resource_provider_generation in the body is accepted and not
+            # checked, as upstream: the provider row lock orders writers.
             reserved_may_equal_total=_reserved_may_equal_total(request),
         )
         location = request.build_absolute_uri(f"{request.path}/{resource_class}")
@@ -134,6 +138,7 @@ class InventoriesView(PlacementView):
         },
     )
     @versioned("1.5", status=405)
+    @unvaried_404
     def delete(self, request, uuid):
         authorize(request, "placement:resource_providers:inventories:delete")
         services.inventories_delete(provider_uuid=uuid)
@@ -168,6 +173,7 @@ class InventoryView(PlacementView):
             409: error_response("Generation conflict"),
         },
     )
+    @unvaried_404
     def put(self, request, uuid, resource_class):
         authorize(request, "placement:resource_providers:inventories:update")
         provider_get(uuid=uuid, exact=True)

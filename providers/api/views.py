@@ -17,11 +17,13 @@ from placement_site.api import (
     json_response,
     require_json_content,
     validate,
+    unvaried_404,
     versioned,
 )
 from placement_site import errors
 from placement_site.policy import authorize
 from placement_site.querystring import last_values, reject_nul, validate_query
+from placement_site.replica import bulk_read
 from providers import selectors, services
 from providers.api import schemas
 from providers.filters import ResourceProviderFilterSet
@@ -162,6 +164,7 @@ class ResourceProviderListView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER_LIST, description="Providers"),
                    400: _ERRORS[400], 403: _ERRORS[403]},
     )
+    @bulk_read
     def get(self, request):
         authorize(request, "placement:resource_providers:list")
         mv = self.mv
@@ -206,6 +209,7 @@ class ResourceProviderDetailView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
                    403: _ERRORS[403], 404: _ERRORS[404]},
     )
+    @unvaried_404
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:show")
         return json_response(_provider_body(uuid, self.mv))
@@ -216,6 +220,7 @@ class ResourceProviderDetailView(PlacementView):
         responses={200: OpenApiResponse(response=schemas.PROVIDER, description="The provider"),
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:update")
         mv = self.mv
@@ -258,6 +263,7 @@ class ResourceProviderAggregatesView(PlacementView):
                    403: _ERRORS[403], 404: _ERRORS[404]},
     )
     @versioned("1.1")
+    @unvaried_404
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:aggregates:list")
         provider = selectors.provider_get(uuid=uuid)
@@ -271,6 +277,7 @@ class ResourceProviderAggregatesView(PlacementView):
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.1")
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:aggregates:update")
         mv = self.mv
@@ -322,6 +329,7 @@ class ResourceProviderTraitsView(PlacementView):
                    400: _ERRORS[400], 403: _ERRORS[403], 404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.6")
+    @unvaried_404
     def put(self, request, uuid):
         authorize(request, "placement:resource_providers:traits:update")
         data = json_body(request, schemas.TRAITS_PUT)
@@ -338,6 +346,7 @@ class ResourceProviderTraitsView(PlacementView):
                    404: _ERRORS[404], 409: _ERRORS[409]},
     )
     @versioned("1.6")
+    @unvaried_404
     def delete(self, request, uuid):
         authorize(request, "placement:resource_providers:traits:delete")
         services.provider_traits_delete(uuid=uuid)

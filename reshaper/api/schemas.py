@@ -40,6 +40,8 @@ def _reshape(consumer_schema: dict) -> dict:
             "inventories": {
                 "type": "object",
                 "patternProperties": {UUID_KEY: copy.deepcopy(_PROVIDER_INVENTORIES)},
+                # A reshape moves inventory: at least one provider's (as upstream).
+                "minProperties": 1,
                 "additionalProperties": False,
             },
             "allocations": {

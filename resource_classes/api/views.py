@@ -19,6 +19,7 @@ from placement_site.api import (
     json_body,
     json_response,
     require_json_content,
+    unvaried_404,
     validate,
     versioned,
 )
@@ -108,6 +109,7 @@ class ResourceClassDetailView(PlacementView):
         },
     )
     @versioned("1.2")
+    @unvaried_404
     def get(self, request, name):
         authorize(request, "placement:resource_classes:show")
         rc = selectors.resource_class_get(name=name)
@@ -139,6 +141,7 @@ class ResourceClassDetailView(PlacementView):
         },
     )
     @versioned("1.2")
+    @unvaried_404
     def put(self, request, name):
         if request.placement_mv >= (1, 7):
             authorize(request, "placement:resource_classes:update")
@@ -169,6 +172,7 @@ class ResourceClassDetailView(PlacementView):
         },
     )
     @versioned("1.2")
+    @unvaried_404
     def delete(self, request, name):
         authorize(request, "placement:resource_classes:delete")
         services.resource_class_delete(name=name)

@@ -311,7 +311,7 @@ def test_1_27_empty_allocations_rejected(api, provider):
     assert r.status_code == 400
 
 
-def test_project_and_user_follow_the_latest_write(api, provider):
+def test_project_and_user_follow_the_latest_write(api, provider, settings):
     consumer = new_uuid()
     url = f"/allocations/{consumer}"
     api.put(url, mv="1.12", json=body({provider.uuid: {"VCPU": 1}}))
@@ -319,10 +319,13 @@ def test_project_and_user_follow_the_latest_write(api, provider):
     c = Consumer.objects.get(uuid=consumer)
     assert (c.project.external_id, c.user.external_id) == ("p2", "u2")
     assert c.generation == 2
-    # A pre-1.8 write (no project/user given) keeps what the consumer has.
+    # A pre-1.8 write (no project/user given) hands the consumer to the
+    # incomplete-consumer ids, as upstream does.
     api.put(url, mv="1.0", json=list_body({provider.uuid: {"VCPU": 2}}))
     c.refresh_from_db()
-    assert (c.project.external_id, c.user.external_id) == ("p2", "u2")
+    assert (c.project.external_id, c.user.external_id) == (
+        settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID,
+        settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID)
     assert Project.objects.filter(external_id="p2").count() == 1
     assert User.objects.filter(external_id="u2").count() == 1
 

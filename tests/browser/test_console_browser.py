@@ -76,14 +76,14 @@ def test_console_walkthrough(browser, live_server, seeded):
     page.screenshot(path=str(SHOTS / "provider_child.png"), full_page=True)
 
     consumer = seeded["consumers"][0]
-    page.click(f"#consumers >> text={consumer.uuid}")
+    page.click(f"#consumers a[href='/console/consumers/{consumer.uuid}/']")
     page.wait_for_url(f"{base}/console/consumers/{consumer.uuid}/")
     allocs = page.locator("#allocations").inner_text()
     assert "DISK_GB" in allocs and "VCPU" in allocs and f"{root.name}-numa0" in allocs
     page.screenshot(path=str(SHOTS / "consumer.png"), full_page=True)
 
     page.click("text=Why no candidates?")
-    page.fill("input[name=q]", "resources=VCPU:64&required=HW_CPU_X86_AVX")
+    page.fill("[name=q]", "resources=VCPU:64&required=HW_CPU_X86_AVX")
     page.click("form.why button")
     text = page.locator("#group-unsuffixed").inner_text()
     assert "has no VCPU inventory" in text and "max_unit" in text

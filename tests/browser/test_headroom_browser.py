@@ -45,5 +45,8 @@ def test_overview_shows_headroom_per_flavor(browser, live_server, cloud):  # noq
     assert "m1.large" in large and "\t4\t" in large
     # m1.small: 16 by VCPU and by memory, but the pool's 1000 GB give 50: 16.
     assert "\t16\t" in rows.nth(0).inner_text()
-    assert str(cloud.agg.uuid)[:8] in large
+    # The aggregate by its members (the sharing pool first), its uuid on hover.
+    assert large.endswith("pool, cn1, cn2 4")
+    link = rows.nth(1).locator("a.aggregate")
+    assert link.get_attribute("title") == f"aggregate {cloud.agg.uuid}"
     page.screenshot(path=str(SHOTS / "headroom.png"), full_page=True)

@@ -18,4 +18,4 @@ def test_human_amount(value, rc, text):
 
 def test_raw_value_on_hover():
     html = amount(8192, "MEMORY_MB")
-    assert html == '<span class="amount" title="8192 MEMORY_MB" data-sort="8192">8 GiB</span>'
+    assert html == '<span class="amount" title="8,192 MEMORY_MB" data-sort="8192">8 GiB</span>'

@@ -33,13 +33,13 @@ def _section(html, marker):
     return html.split(marker, 1)[1].split("</table>", 1)[0]
 
 
-USED = amount(8192, "MEMORY_MB")  # 8 GiB, "8192 MEMORY_MB" on hover
+USED = amount(8192, "MEMORY_MB")  # 8 GiB, "8,192 MEMORY_MB" on hover
 CAPACITY = amount(65536, "MEMORY_MB")
 BANDWIDTH = amount(1_000_000, "NET_BW_EGR_KILOBIT_PER_SEC")  # 1 Gbit/s
 
 
 def test_the_helper_is_what_the_pages_use():
-    assert USED == '<span class="amount" title="8192 MEMORY_MB" data-sort="8192">8 GiB</span>'
+    assert USED == '<span class="amount" title="8,192 MEMORY_MB" data-sort="8192">8 GiB</span>'
 
 
 def test_provider_list(staff, cloud):

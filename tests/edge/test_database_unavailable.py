@@ -51,3 +51,22 @@ def test_other_database_errors_stay_500(api, monkeypatch):
     monkeypatch.setattr(selectors, "provider_list_rows", _raise_wrapped(
         pymysql.err.ProgrammingError(1064, "syntax"), django.db.ProgrammingError))
     assert api.get("/resource_providers").status_code == 500
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db
+def test_statement_timeout_on_postgresql_is_a_503(api, monkeypatch):
+    """A statement the server stopped at statement_timeout (57014) is a
+    database too slow to answer now: 503, not 500."""
+    from django.db import connection
+
+    def slow(*args, **kwargs):
+        with connection.cursor() as cursor:
+            # LOCAL: undone with the test's transaction.
+            cursor.execute("SET LOCAL statement_timeout = 50")
+            cursor.execute("SELECT pg_sleep(2)")
+
+    monkeypatch.setattr(selectors, "provider_list_rows", slow)
+    response = api.get("/resource_providers", mv="1.23")
+    assert response.status_code == 503, response.content
+    assert response.json()["errors"][0]["code"] == "placement.database_unavailable"

@@ -37,7 +37,7 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def start_gunicorn(db_url, log_path, *, extra_env=None, workers=2):
+def start_gunicorn(db_url, log_path, *, extra_env=None, workers=2, timeout=60, worker_class="gthread"):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLACEMENT_")}
     env.update({"DATABASE_URL": db_url, "PLACEMENT_AUTH_STRATEGY": "noauth2",
                 "PLACEMENT_LOG_LEVEL": "WARNING"})
@@ -46,7 +46,8 @@ def start_gunicorn(db_url, log_path, *, extra_env=None, workers=2):
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(GUNICORN), "placement_site.wsgi:application", "-b", f"127.0.0.1:{port}",
-         "-w", str(workers), "-k", "gthread", "--threads", "4", "--timeout", "60"],
+         "-w", str(workers), "-k", worker_class, "--timeout", str(timeout)]
+        + (["--threads", "4"] if worker_class == "gthread" else []),
         cwd=PROJECT_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
     proc.log = log
     return proc, f"http://127.0.0.1:{port}"

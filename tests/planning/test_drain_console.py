@@ -78,5 +78,5 @@ def test_reason_amounts_in_their_unit(staff, world):
     world.consumer({src: {"MEMORY_MB": 8192}})
     page = staff.get("/console/drain/?provider=src").content.decode()
     assert "1 of 1 target tree: not enough free capacity (MEMORY_MB)" in page
-    assert 'where this shape may land is <span class="amount" title="4096 MEMORY_MB" ' \
+    assert 'where this shape may land is <span class="amount" title="4,096 MEMORY_MB" ' \
            'data-sort="4096">4 GiB</span> on dst' in page

@@ -253,6 +253,6 @@ def test_console_pages(cloud, client):
     _claim(client, cloud, {"MEMORY_MB": 3000})
     pk = SchedulingFailure.objects.filter(kind="claim").get().pk
     page = staff.get(f"/console/failures/{pk}/").content.decode()
-    assert 'asked <span class="amount" title="3000 MEMORY_MB" data-sort="3000">2.9 GiB</span>' \
+    assert 'asked <span class="amount" title="3,000 MEMORY_MB" data-sort="3000">2.9 GiB</span>' \
         in page and "capacity <span" in page
     assert staff.get("/console/failures/999999/").status_code == 404

@@ -131,9 +131,11 @@ def test_delete_removes_all_and_bumps_generation(api):
 
 def test_delete_after_a_write_makes_the_old_generation_stale(api):
     provider = ResourceProviderFactory()
+    api.put(_url(provider), mv="1.6",
+            json={"traits": ["HW_CPU_X86_SSE"], "resource_provider_generation": 0})
     api.delete(_url(provider), mv="1.6")
     response = api.put(_url(provider), mv="1.23",
-                       json={"traits": ["HW_CPU_X86_AVX"], "resource_provider_generation": 0})
+                       json={"traits": ["HW_CPU_X86_AVX"], "resource_provider_generation": 1})
     assert response.status_code == 409
 
 
@@ -153,7 +155,8 @@ def test_cache_headers_from_1_15(api):
     response = api.put(_url(provider), mv="1.14",
                        json={"traits": [], "resource_provider_generation": 0})
     assert "cache-control" not in response
+    # The same (empty) set again: the generation did not move.
     response = api.put(_url(provider), mv="1.15",
-                       json={"traits": [], "resource_provider_generation": 1})
+                       json={"traits": [], "resource_provider_generation": 0})
     assert response["cache-control"] == "no-cache"
     assert response["last-modified"].endswith("GMT")

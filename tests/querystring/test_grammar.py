@@ -3,7 +3,7 @@ import pytest
 from django.http import QueryDict
 
 from placement_site import errors
-from placement_site.querystring import parse_candidate_request, parse_member_of
+from placement_site.querystring import parse_candidate_request, parse_member_of, parse_resources
 
 AGG1 = "7c8c1a0e-5a55-4e0a-9d55-6a2d2f6a7a01"
 AGG2 = "7c8c1a0e-5a55-4e0a-9d55-6a2d2f6a7a02"
@@ -50,9 +50,9 @@ def test_lenient_reads_at_the_newest_microversion():
     assert parse(qs, (1, 10), strict=False).groups[0].required.any_of == [frozenset({"A", "B"})]
 
 
-def test_duplicate_class_is_refused():
-    with pytest.raises(errors.BadRequest, match="VCPU is requested more than once"):
-        parse("resources=VCPU:1,VCPU:2")
+def test_duplicate_class_last_amount_counts():
+    """As upstream: a class named twice asks for its last amount."""
+    assert parse_resources("VCPU:1,DISK_GB:5,VCPU:2") == {"VCPU": 2, "DISK_GB": 5}
 
 
 def test_same_subtree_names_only_known_suffixes():

@@ -335,9 +335,11 @@ def test_unknown_resource_class_in_allocations(api, world):
 
 def test_bad_inventory_record(api, world):
     body = world.body()
+    # Upstream's reshaper stores this (a negative capacity); a deliberate
+    # difference (README), answered as PUT .../inventories answers it.
     body["inventories"][world.gpu1.uuid]["inventories"]["VGPU"] = {
-        "total": 2, "min_unit": 3, "max_unit": 2}
-    _refused(api, world, body, 400)
+        "total": 2, "reserved": 3}
+    _refused(api, world, body, 400, contains=["The reserved value is greater than total."])
 
 
 def test_final_capacity_exceeded(api, world):
@@ -369,7 +371,10 @@ def test_allocation_on_class_the_final_inventory_lacks(api, world):
     # The VGPU allocations stay on the root, whose VGPU inventory goes.
     body["allocations"][world.c1.uuid]["allocations"] = {
         world.root.uuid: {"resources": {"VCPU": 2, "MEMORY_MB": 1024, "VGPU": 1}}}
-    _refused(api, world, body, 409, contains=["Unable to allocate inventory", "VGPU"])
+    # As upstream: the allocation fits the interim inventory, then the
+    # final one finds it in use.
+    _refused(api, world, body, 409, code="placement.inventory.inuse",
+             contains=["update conflict: Inventory for 'VGPU'", "in use"])
 
 
 def test_removed_inventory_still_used_by_unnamed_consumer(api, world):

@@ -1,5 +1,6 @@
 // Click a column heading of any console table to sort by it (again to reverse).
 // Cells sort by their data-sort value (raw amounts) or their text, numbers as numbers.
+// Paged lists the server sorts (class "server-sorted") keep their heading links instead.
 document.addEventListener("DOMContentLoaded", () => {
   const key = (row, index) => {
     const cell = row.children[index];
@@ -9,7 +10,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const number = Number(text.replace(/[ ,%]/g, ""));
     return text !== "" && !Number.isNaN(number) ? number : text.toLowerCase();
   };
-  document.querySelectorAll("table.grid").forEach((table) => {
+  document.querySelectorAll("table.grid:not(.server-sorted)").forEach((table) => {
     const body = table.tBodies[0];
     if (!body || body.rows.length < 2) return;
     table.querySelectorAll("thead th").forEach((th, index) => {

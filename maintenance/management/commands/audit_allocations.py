@@ -2,10 +2,10 @@
 from datetime import timedelta
 
 from allocations.selectors import consumers_empty, consumers_incomplete
+from allocations import audit
+from allocations.audit import invalid_rows, over_capacity
 from allocations.consumer_services import consumers_delete_empty
-from maintenance import audit
 from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from maintenance.checks import invalid_rows, over_capacity
 
 
 # Past dates Python can reach (a hundred billion hours was an OverflowError).
