@@ -8,7 +8,7 @@
   consumer counts (``manage.py provider_tree``); it lives here, not in
   ``providers``, because usage is allocations' to read.
 - :func:`consumers_incomplete` / :func:`consumers_empty`: what the
-  maintenance commands look for (and ``services.consumers_heal`` /
+  maintenance commands look for (and ``consumer_services.consumers_heal`` /
   ``consumers_delete_empty`` fix).
 
 Every query here is a plain GROUP BY that PostgreSQL and SQLite both accept:

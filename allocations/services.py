@@ -10,8 +10,9 @@ lost race):
 - :func:`allocations_delete`: ``DELETE /allocations/{consumer_uuid}``.
 - :func:`allocations_write`: the step the two setters share, for callers that
   already hold a transaction (the reshaper): no retry of its own.
-- :func:`consumers_heal` / :func:`consumers_delete_empty`: the maintenance
-  fixes (manage.py heal_consumers, audit_allocations --fix).
+
+The maintenance fixes of consumers (``heal_consumers``,
+``audit_allocations --fix``) are in ``allocations.consumer_services``.
 
 How one write stays safe under concurrent writers (DESIGN.md section 4):
 
@@ -60,7 +61,6 @@ from django.utils import timezone
 
 from allocations import history, write_sql
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from allocations.selectors import consumers_incomplete
 from placement_site import errors
 from placement_site.uuids import normalize_uuid
 from providers.models import unit_ok
@@ -106,7 +106,7 @@ class _LostRace(Exception):
 # --- helpers ----------------------------------------------------------------
 
 
-def _get_or_create_by_name(model, field_name, value):
+def get_or_create_by_name(model, field_name, value):
     """Get a row by its unique name, creating it; safe against concurrent creators."""
     lookup = {field_name: value}
     row = model.objects.filter(**lookup).first()
@@ -218,7 +218,7 @@ def _ensure_references(requests: list[ConsumerAllocations], found: write_sql.Nam
     )
     for ids, model, field_name, names in kinds:
         for name in sorted(names - set(ids)):
-            ids[name] = _get_or_create_by_name(model, field_name, name).pk
+            ids[name] = get_or_create_by_name(model, field_name, name).pk
     return found.projects, found.users, found.types
 
 
@@ -303,12 +303,12 @@ def _owner_changes(changed_by_consumer) -> dict[str, str]:
     """{consumer uuid: history.owner_change text}; one query per kind of
     owner that changed (none in the common write, which changes no owner)."""
     old_names = {}
-    for attname, (model, field) in _OWNER_MODELS.items():
+    for attname, (model, column) in _OWNER_MODELS.items():
         ids = {old for pairs in changed_by_consumer.values()
                for name, old, _ in pairs if name == attname and old is not None}
         if ids:
             old_names[attname] = dict(model.objects.filter(pk__in=ids)
-                                      .values_list("pk", field))
+                                      .values_list("pk", column))
     return {
         uuid: history.owner_change(
             [(name, old_names.get(name, {}).get(old), new) for name, old, new in pairs])
@@ -551,60 +551,3 @@ def allocations_delete(*, consumer_uuid: str) -> None:
         history.record(history_before, {}, {consumer.uuid: consumer.generation})
 
     run_with_retries(work, "the allocation delete")
-
-
-def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> int:
-    """Give incomplete consumers a real project and user; bump their generation.
-
-    Returns how many consumers were (with ``dry_run``: would be) healed.
-    One transaction; the consumer rows are locked in uuid order, the order
-    every allocation writer locks consumers in.
-    """
-    with transaction.atomic():
-        consumers = list(consumers_incomplete().select_for_update().select_related(
-            "project", "user").order_by("uuid"))
-        if dry_run or not consumers:
-            return len(consumers)
-        project = _get_or_create_by_name(Project, "external_id", project_id)
-        user = _get_or_create_by_name(User, "external_id", user_id)
-        missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
-        missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
-        held = history.snapshot([c.pk for c in consumers])
-        owners = {}
-        for consumer in consumers:
-            fields, changed = ["generation", "updated_at"], []
-            if consumer.project.external_id == missing_project:
-                changed.append(("project", missing_project, project_id))
-                consumer.project = project
-                fields.append("project")
-            if consumer.user.external_id == missing_user:
-                changed.append(("user", missing_user, user_id))
-                consumer.user = user
-                fields.append("user")
-            consumer.generation = F("generation") + 1
-            consumer.save(update_fields=fields)
-            owners[consumer.uuid] = history.owner_change(changed)
-        if held is not None:
-            # The amounts stay; the history shows whose they now are.
-            history.record(held, held, dict(Consumer.objects.filter(
-                pk__in=[c.pk for c in consumers]).values_list("uuid", "generation")), owners)
-    return len(consumers)
-
-
-def consumers_delete_empty(*, uuids) -> int:
-    """Delete those of ``uuids`` that hold no allocations; returns how many went.
-
-    One transaction; each consumer is re-checked under its row lock (taken
-    in uuid order), so one that a concurrent writer just gave allocations
-    stays.
-    """
-    deleted = 0
-    with transaction.atomic():
-        locked = list(
-            Consumer.objects.select_for_update().filter(uuid__in=list(uuids)).order_by("uuid")
-        )
-        for consumer in locked:
-            if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
-                consumer.delete()
-                deleted += 1
-    return deleted

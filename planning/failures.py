@@ -41,6 +41,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from candidates import explain
+from candidates.explanation import Explanation
 from placement_site import errors, metrics
 from placement_site.querystring import reject_nul
 from planning.models import SchedulingFailure
@@ -92,7 +93,7 @@ _written = {"count": 0}
 _written_lock = threading.Lock()
 
 
-def reason_of(result: explain.Explanation) -> str:
+def reason_of(result: Explanation) -> str:
     """The constraint kind that emptied the search: the step that left no
     provider or tree in the first group that cannot be met, else the
     request-wide step that removed the last tree."""

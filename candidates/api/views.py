@@ -11,7 +11,7 @@ or keystone headers) and the ``placement:explain`` policy rule (default:
 admin or service: it names every provider of the cloud with its usage); a
 bad query is a 400 in Placement's error body with the
 words ``GET /allocation_candidates`` would use. The body is
-:class:`candidates.explain.Explanation` as JSON.
+:class:`candidates.explanation.Explanation` as JSON.
 """
 import json
 

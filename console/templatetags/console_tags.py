@@ -3,7 +3,7 @@ amounts in their unit with the raw count on hover."""
 from django import template
 from django.utils.html import conditional_escape, format_html
 
-from candidates.explain import CLASS_REASONS
+from candidates.explanation import CLASS_REASONS
 
 register = template.Library()
 

@@ -3,7 +3,8 @@ class) at tree level, numbered groups' counts, same_subtree's wording, and
 "closest" ordered by how close, never a disabled host."""
 import pytest
 
-from candidates.explain import as_text, explain
+from candidates.explain import explain
+from candidates.explanation import as_text
 from candidates.query import parse_query
 
 pytestmark = pytest.mark.django_db

@@ -149,7 +149,7 @@ def test_limit_is_reported(world):
     result = _explain("resources=VCPU:1&limit=1")
     assert result.candidates == 1
     assert [(s.kind, s.removed_count) for s in result.steps] == [("limit", 2)]
-    from candidates.explain import as_text
+    from candidates.explanation import as_text
 
     assert "limit=1 (limit): removed 2 candidates, 1 left\n  e.g." in as_text(result)
 
@@ -190,7 +190,7 @@ def test_in_tree_of_an_unknown_provider(world):
 
 
 def test_text_rendering_names_groups_steps_and_closest(world):
-    from candidates.explain import as_text
+    from candidates.explanation import as_text
 
     world.provider("small", inventory={"VCPU": {"total": 8, "max_unit": 4}})
     text = as_text(_explain("resources1=VCPU:6&required1=!HW_CPU_X86_AVX"))

@@ -2,7 +2,7 @@
 from datetime import timedelta
 
 from allocations.selectors import consumers_empty, consumers_incomplete
-from allocations.services import consumers_delete_empty
+from allocations.consumer_services import consumers_delete_empty
 from maintenance import audit
 from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from maintenance.checks import invalid_rows, over_capacity

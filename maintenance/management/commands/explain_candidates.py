@@ -4,6 +4,7 @@ import json
 from django.core.management.base import CommandError
 
 from candidates import explain
+from candidates.explanation import as_text
 from candidates.query import parse_query
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from placement_site import errors
@@ -35,6 +36,6 @@ class Command(MaintenanceCommand):
         if as_json:
             self.stdout.write(json.dumps(result.as_dict(), indent=2))
         else:
-            self.stdout.write(explain.as_text(result), ending="")
+            self.stdout.write(as_text(result), ending="")
         return EXIT_OK if result.candidates else EXIT_PROBLEMS
 

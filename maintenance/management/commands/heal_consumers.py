@@ -1,5 +1,5 @@
 """manage.py heal_consumers: give incomplete consumers a real project and user."""
-from allocations.services import consumers_heal
+from allocations.consumer_services import consumers_heal
 from maintenance.base import EXIT_OK, MaintenanceCommand
 
 

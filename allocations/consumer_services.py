@@ -1,0 +1,69 @@
+"""The maintenance fixes of consumers: ``heal_consumers`` gives incomplete
+consumers a real owner, ``audit_allocations --fix`` deletes those left with
+no allocations. Each one transaction, consumers locked in uuid order, the
+order every allocation writer locks them in (``allocations.services``)."""
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from allocations import history
+from allocations.models import Allocation, Consumer, Project, User
+from allocations.selectors import consumers_incomplete
+from allocations.services import get_or_create_by_name
+
+
+def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> int:
+    """Give incomplete consumers a real project and user; bump their generation.
+
+    Returns how many consumers were (with ``dry_run``: would be) healed.
+    One transaction; the consumer rows are locked in uuid order, the order
+    every allocation writer locks consumers in.
+    """
+    with transaction.atomic():
+        consumers = list(consumers_incomplete().select_for_update().select_related(
+            "project", "user").order_by("uuid"))
+        if dry_run or not consumers:
+            return len(consumers)
+        project = get_or_create_by_name(Project, "external_id", project_id)
+        user = get_or_create_by_name(User, "external_id", user_id)
+        missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
+        missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
+        held = history.snapshot([c.pk for c in consumers])
+        owners = {}
+        for consumer in consumers:
+            fields, changed = ["generation", "updated_at"], []
+            if consumer.project.external_id == missing_project:
+                changed.append(("project", missing_project, project_id))
+                consumer.project = project
+                fields.append("project")
+            if consumer.user.external_id == missing_user:
+                changed.append(("user", missing_user, user_id))
+                consumer.user = user
+                fields.append("user")
+            consumer.generation = F("generation") + 1
+            consumer.save(update_fields=fields)
+            owners[consumer.uuid] = history.owner_change(changed)
+        if held is not None:
+            # The amounts stay; the history shows whose they now are.
+            history.record(held, held, dict(Consumer.objects.filter(
+                pk__in=[c.pk for c in consumers]).values_list("uuid", "generation")), owners)
+    return len(consumers)
+
+
+def consumers_delete_empty(*, uuids) -> int:
+    """Delete those of ``uuids`` that hold no allocations; returns how many went.
+
+    One transaction; each consumer is re-checked under its row lock (taken
+    in uuid order), so one that a concurrent writer just gave allocations
+    stays.
+    """
+    deleted = 0
+    with transaction.atomic():
+        locked = list(
+            Consumer.objects.select_for_update().filter(uuid__in=list(uuids)).order_by("uuid")
+        )
+        for consumer in locked:
+            if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
+                consumer.delete()
+                deleted += 1
+    return deleted
