@@ -34,21 +34,6 @@ ASSETS = Path(__file__).resolve().parent / "static" / "console"
 _staff_only = user_passes_test(lambda u: u.is_active and u.is_staff, login_url="console:login")
 
 
-def _nul_problem(request, kwargs) -> str | None:
-    """What a page refuses before it reads anything: a NUL character in its
-    path or in a query or form value (no name, uuid, trait or class holds
-    one, and PostgreSQL cannot even be asked about it)."""
-    for name, value in kwargs.items():
-        if "\x00" in str(value):
-            return f"The {name} in the address holds a NUL character, which nothing can be named."
-    for source in (request.GET, request.POST):
-        for key, values in source.lists():
-            if "\x00" in key or any("\x00" in value for value in values):
-                shown = key.replace("\x00", "\\x00")
-                return f"The field {shown!r} holds a NUL character, which nothing can be named."
-    return None
-
-
 def bad_request(request, problem):
     """The console's 400: the message on a page that keeps the navigation."""
     return render(request, "console/bad_request.html", {"problem": problem}, status=400)
@@ -58,7 +43,7 @@ def staff_required(view):
     """Staff only; then any NUL character is refused with a 400 page."""
     @wraps(view)
     def checked(request, *args, **kwargs):
-        problem = _nul_problem(request, kwargs)
+        problem = params.nul_problem(request, kwargs)
         if problem:
             return bad_request(request, problem)
         return view(request, *args, **kwargs)
