@@ -4,11 +4,16 @@ With the option on (``PLACEMENT_ENABLE_PROXY_HEADERS_PARSING``), the
 request is rewritten, before Django sees it, to what the client asked of
 the proxy:
 
-* ``Forwarded`` (RFC 7239; its first element, the one the first proxy
-  wrote): ``proto`` -> the scheme, ``host`` -> the Host, ``for`` -> the
-  client's address;
-* without it, ``X-Forwarded-Proto``, ``X-Forwarded-Host``,
-  ``X-Forwarded-For`` (its first address) the same way;
+* ``Forwarded`` (RFC 7239): ``proto`` -> the scheme and ``host`` -> the
+  Host from its first element, the one the first proxy wrote; ``for`` ->
+  the client's address from its last element;
+* without it, ``X-Forwarded-Proto``, ``X-Forwarded-Host`` the same way, and
+  the last address of ``X-Forwarded-For``;
+
+The client's address is the last one listed because that is the one the
+proxy in front of this service appended: the entries before it arrived
+from the client, which can write anything there, and the address feeds
+the console's log-in throttle.
 * ``X-Forwarded-Prefix`` (either way) is put in front of the script name,
   so the links the API writes (``links``, ``Location``) and the console's
   links and redirects carry the path the proxy serves the service under.
@@ -59,12 +64,13 @@ def apply(environ):
     """Rewrite ``environ`` in place from the proxy's headers."""
     forwarded = environ.get("HTTP_FORWARDED")
     if forwarded:
-        first = (parse_forwarded(forwarded) or [{}])[0]
-        proto, host, client = first.get("proto"), first.get("host"), first.get("for")
+        elements = parse_forwarded(forwarded) or [{}]
+        proto, host = elements[0].get("proto"), elements[0].get("host")
+        client = elements[-1].get("for")
     else:
         proto = environ.get("HTTP_X_FORWARDED_PROTO")
         host = environ.get("HTTP_X_FORWARDED_HOST")
-        client = (environ.get("HTTP_X_FORWARDED_FOR") or "").split(",")[0]
+        client = (environ.get("HTTP_X_FORWARDED_FOR") or "").split(",")[-1]
     if proto and proto.strip().lower() in _SCHEMES:
         environ["wsgi.url_scheme"] = proto.strip().lower()
     if host:

@@ -100,9 +100,12 @@ def test_rfc7239_forwarded_header(proxied, caplog):
     assert status == 201
     assert headers["location"].startswith(
         "https://api.example.net:8443/placement/resource_providers/")
-    # The client's address (the first element's for=) is the one logged.
-    assert any("2001:db8::17" in r.getMessage() for r in caplog.records
-               if r.name == "placement.requestlog")
+    # The address logged is the last element's for=, the one the proxy in
+    # front of the service wrote: the elements before it cannot be told
+    # apart from what a client sends.
+    logged = [r.getMessage() for r in caplog.records if r.name == "placement.requestlog"]
+    assert any("10.1.1.1" in line for line in logged)
+    assert not any("2001:db8::17" in line for line in logged)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -156,6 +159,17 @@ def test_forwarded_parsing():
 
 
 def test_x_forwarded_for_sets_the_client_address():
-    environ = {"HTTP_X_FORWARDED_FOR": "203.0.113.9, 10.0.0.1", "REMOTE_ADDR": "10.0.0.1"}
+    environ = {"HTTP_X_FORWARDED_FOR": "203.0.113.9", "REMOTE_ADDR": "10.0.0.1"}
+    proxy.apply(environ)
+    assert environ["REMOTE_ADDR"] == "203.0.113.9"
+
+
+@pytest.mark.parametrize("environ", [
+    {"HTTP_X_FORWARDED_FOR": "198.51.100.66, 203.0.113.9"},
+    {"HTTP_FORWARDED": "for=198.51.100.66;proto=https, for=203.0.113.9"},
+])
+def test_an_address_the_client_wrote_itself_is_not_taken(environ):
+    # The client sent the first entry; the proxy appended the real address.
+    environ["REMOTE_ADDR"] = "10.0.0.1"
     proxy.apply(environ)
     assert environ["REMOTE_ADDR"] == "203.0.113.9"
