@@ -310,6 +310,7 @@ def test_every_operator_command_runs_from_the_installed_script(venv, tmp_path):
         "policy": ([], 0),
         "create-user": (["--noinput", "--username", "operator", "--email", "op@example.com"], 0),
         "set-password": (["--help"], 0),  # asks for the password on a terminal
+        "unlock-login": (["--all"], 0),
     }
     result = run(venv, env, tmp_path, "placement-manage", "--help")
     listed = set(re.findall(r"^  (\S+) ", result.stdout.split("operator commands")[1], re.M))
