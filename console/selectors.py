@@ -559,9 +559,14 @@ FAILURE_KINDS, FAILURE_REASONS = failures.KINDS, failures.REASONS
 
 
 def scheduling_failures(query):
-    """planning.failures.report over a query string's arguments; raises
-    errors.BadRequest with the words GET /planning/failures would use."""
-    return failures.report(**failures.arguments(query))
+    """planning.failures.report over a query string's arguments, the form's
+    blank fields left out; raises errors.BadRequest with the words
+    GET /planning/failures would use."""
+    given = query.copy()
+    for key in list(given.keys()):
+        if not any(value.strip() for value in given.getlist(key)):
+            del given[key]
+    return failures.report(**failures.arguments(given))
 
 
 def scheduling_failure(pk: int):

@@ -25,6 +25,13 @@ from placement_site import querystring
 from placement_site.microversion import MAX_VERSION
 from placement_site.uuids import UUID_FORMAT_SPELLING
 
+# Query numbers of this project's own paths whose bounds are not upstream's
+# `limit` (planning.failures.arguments checks the same ones).
+_OWN_BOUNDS = {
+    ("/planning/failures", "limit"): (0, 1000),
+    ("/planning/failures", "hours"): (1, 8760),
+}
+
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 UUID_PATTERN = (
     "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
@@ -199,7 +206,10 @@ def postprocess(result, generator, request, public):
                     continue
                 name = param["name"]
                 grammar = _GRAMMAR_PARAMETERS.get(path, ())
-                if name == "limit":
+                if (path, name) in _OWN_BOUNDS:
+                    low, high = _OWN_BOUNDS[path, name]
+                    param["schema"] = {"type": "integer", "minimum": low, "maximum": high}
+                elif name == "limit":
                     # The server reads it as digits (upstream's schema); it is a number.
                     param["schema"] = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
                 elif name in grammar:

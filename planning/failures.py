@@ -238,7 +238,7 @@ def arguments(query) -> dict:
     out = {}
     for key, low, high in (("hours", 1, 8760), ("limit", 0, 1000)):
         text = query.get(key)
-        if text is None or text == "":
+        if text is None:
             continue
         if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
             raise errors.BadRequest(f"Invalid query string parameters: {key} must be a whole "

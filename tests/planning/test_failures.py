@@ -207,6 +207,7 @@ def test_api_groups_trend_and_lookup(cloud, client):
 
 
 @pytest.mark.parametrize("query", ["?hours=0", "?limit=x", "?hours=%C2%B2", "?reason=bogus", "?kind=x", "?x=1",
+                                   "?limit=", "?hours=",
                                    "?global_request_id=" + "r" * 65])
 def test_api_bad_query(client, query):
     r = client.get(f"/planning/failures{query}", HTTP_X_AUTH_TOKEN="admin")
@@ -244,6 +245,9 @@ def test_console_pages(cloud, client):
     assert "No scheduling failure recorded for req-nothing" in page
     page = staff.get("/console/failures/?hours=abc").content.decode()
     assert "hours must be a whole number" in page
+    # The form's blank fields mean "not given" there, unlike the API.
+    page = staff.get("/console/failures/?hours=&limit=&reason=&global_request_id=")
+    assert page.status_code == 200 and "max_unit" in page.content.decode()
     pk = SchedulingFailure.objects.get().pk
     page = staff.get(f"/console/failures/{pk}/").content.decode()
     assert "closest: cn1" in page and "max_unit" in page
