@@ -22,12 +22,9 @@ INVENTORY_FIELDS = {
     "min_unit": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
     "max_unit": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
     "step_size": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
-    "allocation_ratio": {
-        "type": "number",
-        "minimum": 0,
-        "exclusiveMinimum": True,
-        "maximum": MAX_FLOAT,
-    },
+    # No lower bound, as upstream: a ratio of 0 or below is judged by the
+    # capacity it gives (inventory_services), like total and reserved.
+    "allocation_ratio": {"type": "number", "maximum": MAX_FLOAT},
 }
 
 GENERATION = {"type": "integer"}

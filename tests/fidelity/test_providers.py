@@ -1,6 +1,7 @@
 """Provider traits and inventories answer as upstream does (B02, B10, B11, B12, B18)."""
 import pytest
 
+from tests.factories import ResourceProviderFactory
 from tests.fidelity.conftest import new_uuid
 
 
@@ -101,3 +102,23 @@ def test_empty_inventories_have_no_last_modified(cloud, api):
 
     cloud.set_inventory(rp, {"VCPU": {"total": 4}})
     assert "last-modified" in api.get(f"/resource_providers/{rp}/inventories", mv="1.15")
+
+
+@pytest.mark.parametrize("mv, ratio, status", [
+    ("1.36", 0, 200),  # capacity 0, which 1.26 and later accept
+    ("1.25", 0, 400),  # below 1.26 the capacity must be positive
+    ("1.36", -1, 400),  # a negative capacity
+])
+def test_allocation_ratio_is_judged_by_the_capacity_it_gives(api, mv, ratio, status):
+    # Upstream's schema sets no lower bound on allocation_ratio (a
+    # differential run sent 0 and got 200 there, 400 here).
+    rp = ResourceProviderFactory()
+    r = api.put(f"/resource_providers/{rp.uuid}/inventories", mv=mv, json={
+        "resource_provider_generation": 0,
+        "inventories": {"VGPU": {"total": 2863, "max_unit": 2863, "step_size": 2,
+                                 "allocation_ratio": ratio}}})
+    assert r.status_code == status, r.content
+    if status == 200:
+        assert r.json()["inventories"]["VGPU"]["allocation_ratio"] == 0
+    else:
+        assert "reserved value is greater" in r.json()["errors"][0]["detail"]

@@ -1,5 +1,6 @@
 """Building the OpenAPI document leaves the API's own (Draft 4) request
-schemas alone: an allocation ratio of 0 is still refused afterwards."""
+schemas alone: an allocation ratio past the largest float is still refused
+afterwards."""
 import pytest
 from django.test import Client
 
@@ -15,5 +16,5 @@ def test_schemas_unchanged_and_still_enforced(api):
     assert inventory_schemas.INVENTORY_CREATE["properties"]["allocation_ratio"] == before
     rp = ResourceProviderFactory()
     response = api.post(f"/resource_providers/{rp.uuid}/inventories", mv="1.39",
-                        json={"resource_class": "VCPU", "total": 8, "allocation_ratio": 0})
+                        json={"resource_class": "VCPU", "total": 8, "allocation_ratio": 3.40282e39})
     assert response.status_code == 400

@@ -341,8 +341,6 @@ def test_create_reserved_equal_total(api, mv, status):
      "Failed validating 'minimum' in schema['properties']['step_size']"),
     ({"resource_class": "DISK_GB", "total": 10, "reserved": -1},
      "Failed validating 'minimum' in schema['properties']['reserved']"),
-    ({"resource_class": "DISK_GB", "total": 10, "allocation_ratio": 0},
-     "schema['properties']['allocation_ratio']"),
     ({"resource_class": "DISK_GB", "total": MAX_INT + 1}, "Failed validating 'maximum'"),
     ({"resource_class": "DISK_GB", "total": 10, "step_size": MAX_INT + 1},
      "Failed validating 'maximum'"),
