@@ -51,8 +51,8 @@ from django.db.models import Sum
 
 from allocations.models import Allocation
 from placement_site import errors
-from placement_site.querystring import reject_nul
 from placement_site.uuids import normalize_uuid
+from planning.params import check_known
 from providers.models import (
     Inventory,
     ProviderAggregate,
@@ -376,12 +376,7 @@ REPEATABLE = {"provider", "tree"}
 
 
 def _check_parameters(query, known):
-    reject_nul(query)
-    unknown = sorted(set(query.keys()) - set(known))
-    if unknown:
-        raise errors.BadRequest(
-            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
-            f"expected {', '.join(sorted(known))}.")
+    check_known(query, known)
     for key in query.keys():
         if key not in REPEATABLE and len(query.getlist(key)) > 1:
             raise errors.BadRequest(f"Invalid query string parameters: {key} given twice.")

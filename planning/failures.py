@@ -43,8 +43,8 @@ from django.utils import timezone
 from candidates import explain
 from candidates.explanation import Explanation
 from placement_site import errors, metrics
-from placement_site.querystring import reject_nul
 from planning.models import SchedulingFailure
+from planning.params import check_known
 
 LOG = logging.getLogger(__name__)
 
@@ -229,12 +229,7 @@ PARAMETERS = {
 def arguments(query) -> dict:
     """Keyword arguments of :func:`report` from a query string (a QueryDict);
     raises ``errors.BadRequest``."""
-    reject_nul(query)
-    unknown = sorted(set(query.keys()) - set(PARAMETERS))
-    if unknown:
-        raise errors.BadRequest(
-            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
-            f"expected {', '.join(sorted(PARAMETERS))}.")
+    check_known(query, PARAMETERS)
     out = {}
     for key, low, high in (("hours", 1, 8760), ("limit", 0, 1000)):
         text = query.get(key)

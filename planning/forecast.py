@@ -41,8 +41,8 @@ from django.utils import timezone
 
 from allocations.models import Allocation, UsageSnapshot
 from placement_site import errors
-from placement_site.querystring import reject_nul
 from placement_site.uuids import normalize_uuid
+from planning.params import check_known
 from providers.models import Inventory, ProviderTrait, capacity_of, unit_ok
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
@@ -131,12 +131,7 @@ PARAMETERS = {
 def arguments(query) -> dict:
     """Keyword arguments of :func:`report` from a query string (a QueryDict);
     raises ``errors.BadRequest``."""
-    reject_nul(query)
-    unknown = sorted(set(query.keys()) - set(PARAMETERS))
-    if unknown:
-        raise errors.BadRequest(
-            f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
-            f"expected {', '.join(sorted(PARAMETERS))}.")
+    check_known(query, PARAMETERS)
     out = {}
     for key, low, high in (("window_days", 1, 3650), ("threshold_percent", 1, 100),
                            ("show", 0, 10000)):
