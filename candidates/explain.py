@@ -49,6 +49,7 @@ from candidates.explanation import (
     Step,
 )
 from candidates.query import group_text, request_text
+from placement_site import errors
 from placement_site.querystring import CandidateRequest
 from placement_site.uuids import normalize_uuid
 from providers.models import (
@@ -80,23 +81,42 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
         groups.append(_explain_group(ctx, group, choices, names, trait_names, show, disabled))
     steps, left = _request_steps(ctx, per_group, names, show)
 
-    answer = find_candidates(request)
-    found = len(answer.allocation_requests)
-    if request.limit is not None:
-        unlimited = len(find_candidates(dataclasses.replace(request, limit=None))
-                        .allocation_requests)
-        if unlimited > found:
-            steps.append(Step(f"limit={request.limit}", "limit", unlimited - found, [],
-                              found))
+    answer, unlimited = _candidates(request)
+    found = len(answer)
+    if unlimited > found:
+        steps.append(Step(f"limit={request.limit}", "limit", unlimited - found, [], found))
     by_uuid = {p.uuid: names[p.id] for p in ctx.providers.values()}
     sample = [
         {by_uuid.get(u, u): dict(res) for u, res in ar.allocations.items()}
-        for ar in answer.allocation_requests[:5]
+        for ar in answer[:5]
     ]
     return Explanation(
         query=request_text(request), candidates=found, groups=groups, steps=steps,
         sample=sample, verdict=_verdict(found, groups, steps),
     )
+
+
+def _candidates(request: CandidateRequest) -> tuple[list, int]:
+    """The engine's allocation requests for ``request``, and how many there
+    would be without its ``limit``.
+
+    One search serves both: the limited answer is the first ``limit``
+    requests of the unlimited one (the combiner stops a prefix of the same
+    walk), or, when the engine shuffles, ``limit`` of them at random, which
+    the first ``limit`` of a shuffled whole are as well.  A second, limited
+    search is run only when the whole would be more work than
+    ``candidate_work_limit`` allows; its removals are then not counted."""
+    if request.limit is None:
+        found = find_candidates(request).allocation_requests
+        return found, len(found)
+    try:
+        whole = find_candidates(dataclasses.replace(request, limit=None)).allocation_requests
+    except errors.BadRequest as exc:
+        if exc.code != errors.QUERY_TOO_MUCH_WORK:
+            raise
+        found = find_candidates(request).allocation_requests
+        return found, len(found)
+    return whole[:request.limit], len(whole)
 
 
 def _load_everything(ctx) -> dict:
@@ -112,10 +132,11 @@ def _load_everything(ctx) -> dict:
     }
     # In the shape of the engine's Q1 rows, so that the engine files them.
     add_inventory(ctx, [
-        (inv.resource_provider_id, inv.resource_class_id, inv.total, inv.reserved,
-         inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio,
-         used.get((inv.resource_provider_id, inv.resource_class_id), 0), inv.pk)
-        for inv in Inventory.objects.filter(resource_class_id__in=class_ids).order_by("pk")
+        (rp, rc, total, reserved, min_unit, max_unit, step, ratio, used.get((rp, rc), 0), pk)
+        for rp, rc, total, reserved, min_unit, max_unit, step, ratio, pk
+        in Inventory.objects.filter(resource_class_id__in=class_ids).order_by("pk").values_list(
+            "resource_provider_id", "resource_class_id", "total", "reserved", "min_unit",
+            "max_unit", "step_size", "allocation_ratio", "pk")
     ])
     names = {}
     for pk, uuid, name, parent, root in ResourceProvider.objects.values_list(

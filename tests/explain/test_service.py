@@ -1,9 +1,11 @@
 """candidates.explain: which group and constraint removed which providers."""
 import pytest
 
+from candidates.engine import find_candidates
 from candidates.explain import explain
 from candidates.query import parse_query
 from placement_site import errors
+from providers.models import ResourceProvider
 
 pytestmark = pytest.mark.django_db
 
@@ -198,3 +200,57 @@ def test_text_rendering_names_groups_steps_and_closest(world):
     assert "resources1=VCPU:6 (max_unit): removed 1 providers, 0 left" in text
     assert "closest:\n    small" in text
     assert text.rstrip().endswith("closest: small (asked 6 VCPU > max_unit 4).")
+
+
+def _nested_and_shared(world):
+    """Four trees, each a root with two NUMA cells, drawing disk from one of two pools."""
+    pools = [world.aggregate(), world.aggregate()]
+    for i, agg in enumerate(pools):
+        world.provider(f"pool{i}", inventory={"DISK_GB": 500}, aggs=[agg],
+                       traits=["MISC_SHARES_VIA_AGGREGATE"])
+    for n in range(4):
+        root = world.provider(f"cn{n}", inventory={"MEMORY_MB": 8192}, aggs=[pools[n % 2]])
+        for cell in range(2):
+            world.provider(f"cn{n}-numa{cell}", parent=root, inventory={"VCPU": 4})
+
+
+@pytest.mark.parametrize("strategy", ["depth-first", "breadth-first"])
+@pytest.mark.parametrize("limit", [1, 3, 5, 7, 100])
+def test_limit_answer_is_the_engines_limited_answer(world, settings, strategy, limit):
+    # The explainer searches once without the limit and keeps the first
+    # `limit` requests: they must be the engine's own limited answer.
+    settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = strategy
+    _nested_and_shared(world)
+    query = f"resources=VCPU:1,MEMORY_MB:512,DISK_GB:10&limit={limit}"
+    engine = find_candidates(parse_query(query)).allocation_requests
+    # Each tree: a cell's VCPU, the root's memory and its one pool's disk.
+    whole = 4 * 2
+    assert len(find_candidates(parse_query(query.split("&limit")[0])).allocation_requests) == whole
+    result = _explain(query)
+    assert result.candidates == len(engine) == min(limit, whole)
+    names = dict(ResourceProvider.objects.values_list("uuid", "name"))
+    assert result.sample == [{names[u]: dict(res) for u, res in ar.allocations.items()}
+                             for ar in engine[:5]]
+    removed = [(s.kind, s.removed_count, s.left) for s in result.steps]
+    assert removed == ([("limit", whole - limit, limit)] if limit < whole else [])
+
+
+@pytest.mark.parametrize("limit", [2, 500])
+def test_limit_explained_when_the_whole_answer_is_too_much_work(world, settings, limit):
+    # Three granular groups over eight cells are 8 + 64 + 512 placements:
+    # more than a work limit of 500 without a limit, within it with limit=2.
+    # The explainer answers as the API does and counts no removals it could
+    # not search for.
+    settings.PLACEMENT_CANDIDATE_WORK_LIMIT = 500
+    root = world.provider("cn")
+    for i in range(8):
+        world.provider(f"numa{i}", parent=root, inventory={"VCPU": 8})
+    query = ("resources1=VCPU:1&resources2=VCPU:1&resources3=VCPU:1&group_policy=none"
+             f"&limit={limit}")
+    if limit == 500:
+        with pytest.raises(errors.BadRequest, match="more than 500 provider choices"):
+            _explain(query)
+        return
+    result = _explain(query)
+    assert result.candidates == 2
+    assert [s.kind for s in result.steps] == []
