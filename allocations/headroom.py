@@ -71,11 +71,13 @@ def _load():
     for rp, trait in ProviderTrait.objects.filter(trait__name__in=[SHARES, DISABLED]) \
             .values_list("resource_provider_id", "trait__name"):
         (sharing if trait == SHARES else disabled).add(rp)
-    aggregates = defaultdict(set)  # rp id -> aggregate uuids
-    for rp, agg in ProviderAggregate.objects.values_list("resource_provider_id",
-                                                         "aggregate__uuid"):
+    aggregates = defaultdict(set)  # rp id -> its own aggregate uuids
+    roots = {}  # rp id -> root id, for the providers in an aggregate
+    for rp, root, agg in ProviderAggregate.objects.values_list(
+            "resource_provider_id", "resource_provider__root_id", "aggregate__uuid"):
         aggregates[rp].add(agg)
-    return providers, inventory, sharing, disabled, aggregates
+        roots[rp] = root or rp
+    return providers, inventory, sharing, disabled, aggregates, roots
 
 
 def _slots(entry, amount) -> int:
@@ -114,33 +116,54 @@ def _count(flavor, trees, pools, reaches) -> int:
 
 
 def headroom(flavors: list[Flavor]) -> dict:
-    """{flavor name: {"cloud": n, "aggregates": {aggregate uuid: n}}}."""
+    """{flavor name: {"cloud": n, "aggregates": {aggregate uuid: n}}}.
+
+    Two aggregate rules, each the one its question has elsewhere: a tree
+    reaches a sharing pool through the aggregates of any of its providers
+    (as the candidate engine finds pools); counting per aggregate, a
+    provider is in an aggregate when it or its root is a member (as usage
+    snapshots count it), so a root brings its whole tree and a member NUMA
+    cell only itself."""
     if not flavors:
         return {}
-    providers, inventory, sharing, disabled, aggregates = _load()
-    trees = defaultdict(lambda: ([], ""))
-    tree_aggs = defaultdict(set)
+    providers, inventory, sharing, disabled, aggregates, roots = _load()
+    members = defaultdict(list)  # root id -> its providers with inventory
+    names = {}
     for rp, (root, root_name) in providers.items():
         if rp in sharing or root in disabled:
             continue
-        members, _ = trees[root]
-        members.append(inventory[rp])
-        trees[root] = (members, root_name)
+        members[root].append(rp)
+        names[root] = root_name
+    tree_aggs = defaultdict(set)
+    per_agg = defaultdict(dict)  # aggregate -> {root: the tree's providers in it}
     for rp, aggs in aggregates.items():
-        root = providers.get(rp, (rp, ""))[0]
+        root = roots[rp]
         tree_aggs[root] |= aggs
+        if root not in members:
+            continue
+        for agg in aggs:
+            if rp == root:
+                per_agg[agg][root] = members[root]
+            elif per_agg[agg].get(root) is not members[root] and rp in providers:
+                per_agg[agg].setdefault(root, []).append(rp)
     pools = {s: inventory[s] for s in sharing if s in inventory}
     reaches = {root: {s for s in pools if aggregates.get(s, set()) & tree_aggs[root]}
-               for root in trees}
+               for root in members}
     every_agg = sorted({a for aggs in aggregates.values() for a in aggs})
-    out = {}
-    for flavor in flavors:
-        per_agg = {}
-        for agg in every_agg:
-            in_agg = {r: t for r, t in trees.items() if agg in tree_aggs[r]}
-            agg_pools = {s: p for s, p in pools.items() if agg in aggregates.get(s, set())}
-            if in_agg:
-                per_agg[agg] = _count(flavor, in_agg, agg_pools, reaches)
-        out[flavor.name] = {"cloud": _count(flavor, dict(trees), pools, reaches),
-                            "aggregates": per_agg}
-    return out
+
+    def trees(chosen):
+        return {root: ([inventory[rp] for rp in rps], names[root])
+                for root, rps in chosen.items()}
+
+    cloud = trees(members)
+    by_agg = {agg: trees(per_agg[agg]) for agg in every_agg if per_agg.get(agg)}
+    agg_pools = {agg: {s: p for s, p in pools.items() if agg in aggregates.get(s, set())}
+                 for agg in by_agg}
+    return {
+        flavor.name: {
+            "cloud": _count(flavor, cloud, pools, reaches),
+            "aggregates": {agg: _count(flavor, in_agg, agg_pools[agg], reaches)
+                           for agg, in_agg in by_agg.items()},
+        }
+        for flavor in flavors
+    }

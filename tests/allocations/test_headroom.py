@@ -100,3 +100,44 @@ def test_a_tree_in_two_aggregates_counts_per_aggregate_only_that_aggregates_pool
     result = headroom([disk])["d"]
     assert result["cloud"] == 8
     assert result["aggregates"] == {str(agg_a.uuid): 0, str(agg_b.uuid): 8}
+
+
+def test_a_child_in_an_aggregate_brings_only_itself_as_usage_snapshots_count_it(db):
+    # The aggregate rule of usage snapshots: a provider counts in an
+    # aggregate when it or its root is a member. Only the NUMA cell is a
+    # member here, so the aggregate has the cell's VCPU and not the root's
+    # memory: no m1.large fits in it, though two fit in the cloud.
+    w = World()
+    agg = w.aggregate()
+    cn = w.provider("cn", inventory={"MEMORY_MB": 32768})
+    w.provider("numa0", parent=cn, inventory={"VCPU": 8}, aggs=[agg])
+    result = headroom([LARGE])["m1.large"]
+    assert result["cloud"] == 2
+    assert result["aggregates"] == {str(agg.uuid): 0}
+    from allocations.snapshots import compute
+
+    assert {rc for scope, rc in compute() if scope == str(agg.uuid)} == {"VCPU"}
+
+
+def test_a_root_in_an_aggregate_brings_its_whole_tree(db):
+    w = World()
+    agg = w.aggregate()
+    cn = w.provider("cn", inventory={"MEMORY_MB": 32768}, aggs=[agg])
+    w.provider("numa0", parent=cn, inventory={"VCPU": 8})
+    w.provider("numa1", parent=cn, inventory={"VCPU": 4})
+    assert headroom([LARGE])["m1.large"]["aggregates"] == {str(agg.uuid): 3}
+
+
+def test_a_member_child_reaches_the_aggregates_pool(db):
+    # The cell's aggregate holds a sharing disk pool: the cell's VCPU and the
+    # pool's disk are both in the aggregate, and the engine lets the tree
+    # draw on the pool through its cell.
+    w = World()
+    agg = w.aggregate()
+    disk = Flavor("d", {"VCPU": 1, "DISK_GB": 100})
+    cn = w.provider("cn", inventory={"MEMORY_MB": 32768})
+    w.provider("numa0", parent=cn, inventory={"VCPU": 8}, aggs=[agg])
+    w.provider("pool", inventory={"DISK_GB": 500}, aggs=[agg],
+               traits=["MISC_SHARES_VIA_AGGREGATE"])
+    result = headroom([disk])["d"]
+    assert result == {"cloud": 5, "aggregates": {str(agg.uuid): 5}}
