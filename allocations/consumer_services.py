@@ -2,6 +2,8 @@
 consumers a real owner, ``audit_allocations --fix`` deletes those left with
 no allocations. Each one transaction, consumers locked in uuid order, the
 order every allocation writer locks them in (``allocations.services``)."""
+import uuid as uuidlib
+
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
@@ -10,6 +12,7 @@ from allocations import history
 from allocations.models import Allocation, Consumer, Project, User
 from allocations.selectors import consumers_incomplete
 from allocations.services import get_or_create_by_name
+from placement_site import request_scope
 
 
 def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> int:
@@ -50,20 +53,25 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
     return len(consumers)
 
 
-def consumers_delete_empty(*, uuids) -> int:
+def consumers_delete_empty(*, uuids, source="audit_allocations", user_id="") -> int:
     """Delete those of ``uuids`` that hold no allocations; returns how many went.
 
     One transaction; each consumer is re-checked under its row lock (taken
     in uuid order), so one that a concurrent writer just gave allocations
-    stays.
+    stays.  Each deletion is recorded in the allocation history
+    (``consumer_deleted``) with ``source`` and ``user_id``: the command, or
+    the console and the staff user who confirmed.
     """
-    deleted = 0
-    with transaction.atomic():
+    deleted = []
+    caller = request_scope.Caller(request_id=f"req-{uuidlib.uuid4()}", source=source,
+                                  user_id=user_id)
+    with request_scope.bound(caller), transaction.atomic():
         locked = list(
             Consumer.objects.select_for_update().filter(uuid__in=list(uuids)).order_by("uuid")
         )
         for consumer in locked:
             if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
                 consumer.delete()
-                deleted += 1
-    return deleted
+                deleted.append((consumer.uuid, consumer.generation))
+        history.record_deleted(deleted)
+    return len(deleted)

@@ -59,9 +59,27 @@ def record(before, after, generations, owners=None):
             consumer_uuid, provider_uuid, resource_class, old, new,
             generations.get(consumer_uuid), caller.request_id, caller.global_request_id,
             caller.user_id, caller.project_id, caller.microversion, caller.source,
-            owners.get(consumer_uuid, ""),
+            owners.get(consumer_uuid, ""), "",
         ))
     write_sql.insert_changes(changes)
+
+
+CONSUMER_DELETED = "consumer_deleted"
+
+
+def record_deleted(consumers):
+    """One ``consumer_deleted`` row per consumer deleted while holding no
+    allocations (``consumers``: ``[(uuid, generation at deletion)]``): no
+    provider, no class, amounts 0 -> 0."""
+    if not enabled() or not consumers:
+        return
+    caller = request_scope.current()
+    write_sql.insert_changes([
+        (uuid, "", "", 0, 0, generation, caller.request_id, caller.global_request_id,
+         caller.user_id, caller.project_id, caller.microversion, caller.source, "",
+         CONSUMER_DELETED)
+        for uuid, generation in sorted(consumers)
+    ])
 
 
 def owner_change(pairs) -> str:
@@ -97,6 +115,7 @@ def as_dict(change):
         "microversion": change.microversion,
         "source": change.source,
         "owner_change": change.owner_change,
+        "event": change.event,
         "created_at": change.created_at.isoformat(),
     }
 

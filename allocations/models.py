@@ -115,6 +115,10 @@ class AllocationChange(models.Model):
     # "project a -> b; consumer_type INSTANCE -> MIGRATION" (the amounts
     # may be unchanged); empty when the owner stayed.
     owner_change = models.TextField(blank=True, default="")
+    # What happened to the consumer itself when no amount changed:
+    # "consumer_deleted" for one deleted because it held no allocations
+    # (the audit's fix), whose row names no provider or class.
+    event = models.CharField(max_length=32, blank=True, default="", db_default="")
     created_at = models.DateTimeField(db_index=True)
 
     class Meta:

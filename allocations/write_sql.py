@@ -229,7 +229,7 @@ def bump_generations(provider_ids) -> None:
 CHANGE_COLUMNS = (
     "consumer_uuid", "provider_uuid", "resource_class", "amount_before", "amount_after",
     "consumer_generation", "request_id", "global_request_id", "user_id", "project_id",
-    "microversion", "source", "owner_change",
+    "microversion", "source", "owner_change", "event",
 )
 
 

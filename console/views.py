@@ -273,7 +273,7 @@ def _history_csv(filename, **which):
     columns = ["created_at", "consumer_uuid", "provider_uuid", "resource_class",
                "amount_before", "amount_after", "consumer_generation", "request_id",
                "global_request_id", "user_id", "project_id", "microversion", "source",
-               "owner_change"]
+               "owner_change", "event"]
     return _csv(filename, columns, ([moment.isoformat(), *rest]
                                     for moment, *rest in selectors.change_rows(columns, **which)))
 
@@ -387,7 +387,7 @@ def consumer_list(request):
 def consumer_detail(request, uuid):
     consumer = selectors.consumer(uuid)
     if consumer is None:
-        raise Http404("no such consumer")
+        return _gone_consumer(request, uuid)
     if _wants_csv(request):
         table = request.GET.get("table", "")
         if table == "history":
@@ -401,6 +401,19 @@ def consumer_detail(request, uuid):
     return render(request, "console/consumer_detail.html", {
         "consumer": consumer, "allocations": selectors.consumer_allocations(consumer),
         **_history(consumer=consumer.uuid)})
+
+
+def _gone_consumer(request, uuid):
+    """A deleted consumer's page: what the history recorded of it (a 404
+    when it recorded nothing)."""
+    recorded = _history(consumer=uuid)
+    if not recorded["history"]:
+        raise Http404("no such consumer")
+    if _wants_csv(request):
+        if request.GET.get("table", "") != "history":
+            raise Http404("a deleted consumer has only its history")
+        return _history_csv(f"consumer-{uuid}-history.csv", consumer=uuid)
+    return render(request, "console/consumer_detail.html", {"gone": uuid, **recorded})
 
 
 HISTORY_ROWS = 50
@@ -588,7 +601,8 @@ def _audit_fix(request, by_key):
     failed = []
     if key == "consumers_without_allocations":
         fixed = consumers_delete_empty(
-            uuids=sorted(u for u in finding.rows if u in confirmed))
+            uuids=sorted(u for u in finding.rows if u in confirmed),
+            source=AUDIT_SOURCE, user_id=user)
     else:
         fixed, failed = drop_allocations_without_inventory(
             [r for r in finding.rows if r["consumer"] in confirmed],

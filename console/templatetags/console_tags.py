@@ -149,8 +149,11 @@ def consumer_label(consumer, consumer_type=None):
     if consumer_type is None and hasattr(consumer, "consumer_type_id"):
         consumer_type = consumer.consumer_type.name if consumer.consumer_type_id else ""
     if consumer_type is None:
-        return format_html('<span class="mono" title="{u} (deleted)">{short}</span> '
-                           '<span class="muted">(gone)</span>', u=uuid, short=uuid[:8])
+        # Its page shows what the history recorded of it.
+        return format_html('<a class="consumer" href="{href}" title="{u} (deleted)"><span '
+                           'class="mono">{short}</span></a> <span class="muted">(gone)</span>',
+                           href=reverse("console:consumer", args=[uuid]), u=uuid,
+                           short=uuid[:8])
     kind = consumer_type.lower() if consumer_type else "consumer"
     tag = mark_safe(' <span class="tag migration" title="a move in flight: it holds the '
                     'source host">MIGRATION</span>') if consumer_type == "MIGRATION" else ""

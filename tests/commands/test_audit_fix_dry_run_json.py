@@ -48,3 +48,15 @@ def test_without_fix_there_is_nothing_to_list():
     _leaky_cloud()
     code, body = _audit("--dry-run")
     assert code == 1 and body["fixes"] == {}
+
+
+def test_fix_records_each_deleted_empty_consumer_and_dry_run_records_nothing():
+    from allocations.models import AllocationChange
+
+    empty, _ = _leaky_cloud()
+    _audit("--fix", "--dry-run")
+    assert not AllocationChange.objects.filter(consumer_uuid=empty.uuid).exists()
+    _audit("--fix")
+    rows = AllocationChange.objects.filter(consumer_uuid=empty.uuid)
+    assert [(r.event, r.source, r.consumer_generation, r.provider_uuid, r.resource_class)
+            for r in rows] == [("consumer_deleted", "audit_allocations", empty.generation, "", "")]

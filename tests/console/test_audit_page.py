@@ -130,6 +130,23 @@ def test_deleting_empty_consumers_only_touches_the_confirmed_ones(staff, leaks):
     assert Consumer.objects.filter(pk=leaks["spanning"].pk).exists()  # not empty: kept
 
 
+def test_deleting_an_empty_consumer_is_recorded_in_the_history(staff, leaks):
+    empty = leaks["empty"]
+    Consumer.objects.filter(pk=empty.pk).update(generation=3)
+    staff.post("/console/audit/", {"fix": "consumers_without_allocations",
+                                   "consumer": [empty.uuid, leaks["spanning"].uuid]})
+    rows = [history.as_dict(c) for c in history.changes_for(consumer=empty.uuid)]
+    assert [(r["event"], r["source"], r["user_id"], r["consumer_generation"],
+             r["provider_uuid"], r["amount_before"], r["amount_after"]) for r in rows] == [
+        ("consumer_deleted", "console_audit", "op", 3, "", 0, 0)]
+    # The kept, non-empty consumer gets no such row.
+    assert not history.changes_for(consumer=leaks["spanning"].uuid).filter(
+        event="consumer_deleted").exists()
+    # The gone consumer's page is a 404; its record is in the API's history.
+    api = staff.get(f"/history/consumers/{empty.uuid}", HTTP_X_AUTH_TOKEN="admin")
+    assert [c["event"] for c in api.json()["changes"]] == ["consumer_deleted"]
+
+
 def test_fixes_need_a_post_with_csrf_and_a_known_fix(staff, leaks):
     assert staff.post("/console/audit/", {"fix": "consumers_spanning_trees"}).status_code == 404
     assert staff.post("/console/audit/", {"fix": "nope"}).status_code == 404
@@ -154,3 +171,41 @@ def test_clean_cloud_says_fine(staff):
     f.AllocationFactory(resource_provider=_host("h1"), used=2)
     html = staff.get("/console/audit/").content.decode()
     assert html.count('<span class="ok">fine</span>') == 8
+
+
+def test_a_gone_consumers_page_shows_its_history(staff, leaks):
+    empty = leaks["empty"]
+    staff.post("/console/audit/", {"fix": "consumers_without_allocations",
+                                   "consumer": [empty.uuid]})
+    page = staff.get(f"/console/consumers/{empty.uuid}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="gone"' in html and "consumer deleted: it held no allocations" in html
+    assert "(console_audit)" in html
+    csv = b"".join(staff.get(f"/console/consumers/{empty.uuid}/",
+                             {"format": "csv", "table": "history"}).streaming_content).decode()
+    assert csv.splitlines()[0].endswith(",owner_change,event")
+    assert csv.splitlines()[1].endswith(",consumer_deleted")
+    assert staff.get(f"/console/consumers/{empty.uuid}/",
+                     {"format": "csv", "table": "allocations"}).status_code == 404
+    # A uuid nothing ever recorded is still a 404.
+    assert staff.get("/console/consumers/00000000-0000-0000-0000-000000000000/"
+                     ).status_code == 404
+
+
+def test_with_history_off_a_deleted_consumer_leaves_nothing(staff, leaks, settings):
+    settings.PLACEMENT_ALLOCATION_HISTORY = False
+    empty = leaks["empty"]
+    staff.post("/console/audit/", {"fix": "consumers_without_allocations",
+                                   "consumer": [empty.uuid]})
+    assert not Consumer.objects.filter(pk=empty.pk).exists()
+    assert not history.changes_for(consumer=empty.uuid).exists()
+    assert staff.get(f"/console/consumers/{empty.uuid}/").status_code == 404
+
+
+def test_the_command_prints_a_deleted_consumer_line(leaks):
+    run("audit_allocations", "--fix")
+    code, out = run("allocation_history", "--consumer", leaks["empty"].uuid)
+    assert code == 0
+    assert f"consumer {leaks['empty'].uuid} deleted (it held no allocations)" in out
+    assert "(audit_allocations)" in out

@@ -37,6 +37,12 @@ class Command(MaintenanceCommand):
             self.stdout.write(_json_dump({"changes": records}))
             return EXIT_OK
         for r in records:
+            if r["event"] == history.CONSUMER_DELETED:
+                self.stdout.write(
+                    f"{r['created_at']} consumer {r['consumer_uuid']} deleted (it held no "
+                    f"allocations) gen {r['consumer_generation']} {r['request_id']} "
+                    f"user {r['user_id'] or '-'} ({r['source']})")
+                continue
             self.stdout.write(
                 f"{r['created_at']} consumer {r['consumer_uuid']} provider {r['provider_uuid']} "
                 f"{r['resource_class']} {r['amount_before']} -> {r['amount_after']} "
