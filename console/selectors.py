@@ -125,13 +125,14 @@ def capacities(provider_ids) -> dict[int, list[Capacity]]:
         .values("resource_provider_id", "resource_class_id").annotate(u=Sum("used")).order_by()
     }
     out = defaultdict(list)
-    for inv in Inventory.objects.filter(resource_provider_id__in=provider_ids).select_related(
-            "resource_class").order_by("resource_class__name"):
-        key = (inv.resource_provider_id, inv.resource_class_id)
-        out[inv.resource_provider_id].append(Capacity(
-            inv.resource_class.name, inv.total, inv.reserved, used.pop(key, 0), inv.capacity,
-            inv.allocation_ratio, inv.allocation_ratio, inv.min_unit, inv.max_unit,
-            inv.step_size))
+    # Tuples, not model instances: a download reads every provider's.
+    for rp, rc, name, total, reserved, ratio, low, high, step in Inventory.objects.filter(
+            resource_provider_id__in=provider_ids).order_by("resource_class__name").values_list(
+            "resource_provider_id", "resource_class_id", "resource_class__name", "total",
+            "reserved", "allocation_ratio", "min_unit", "max_unit", "step_size"):
+        out[rp].append(Capacity(name, total, reserved, used.pop((rp, rc), 0),
+                                capacity_of(total, reserved, ratio), ratio, ratio, low, high,
+                                step))
     if used:
         names = dict(ResourceClass.objects.filter(
             pk__in={k[1] for k in used}).values_list("pk", "name"))

@@ -63,3 +63,24 @@ def populate(n_nodes=100):
     Allocation.objects.bulk_create(allocs)
     return {"roots": roots, "children": children, "shared": shared, "aggregates": aggs,
             "consumers": consumers}
+
+
+def record_failures(count=12):
+    """Scheduling failures recorded as Nova causes them: GET
+    /allocation_candidates answering with nothing (captured and explained
+    by planning.failures).  Returns the newest record's pk and global
+    request id."""
+    from django.test import Client
+
+    from planning.models import SchedulingFailure
+
+    client = Client()
+    for i in range(count):
+        resources = "VCPU:100000" if i % 2 else "DISK_GB:20,MEMORY_MB:70000,VCPU:2"
+        response = client.get("/allocation_candidates",
+                   {"resources": resources, "limit": "1000",
+                    "root_required": "!COMPUTE_STATUS_DISABLED"},
+                   HTTP_X_AUTH_TOKEN="admin", HTTP_OPENSTACK_API_VERSION="placement 1.39",
+                   HTTP_X_OPENSTACK_REQUEST_ID=f"req-{uuid.uuid4()}")
+        assert response.status_code == 200, response.content
+    return SchedulingFailure.objects.values_list("pk", "global_request_id").first()
