@@ -25,7 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def console(nodes, repeat):
+def console(nodes, repeat, per_node=1):
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connection
@@ -40,10 +40,15 @@ def console(nodes, repeat):
     call_command("migrate", verbosity=0, interactive=False)  # the catalog sync after flush
     start = time.perf_counter()
     data = populate(nodes)
+    if per_node > 1:
+        _more_consumers(data, per_node - 1)
     _usage_history(days=14)
     _allocation_history(data, changes_per_consumer=20)
-    print(f"== console: {nodes * 2 + max(1, nodes // 10)} providers loaded in "
-          f"{time.perf_counter() - start:.1f} s ({connection.vendor})")
+    from allocations.models import Allocation, Consumer
+
+    print(f"== console: {nodes * 2 + max(1, nodes // 10)} providers, "
+          f"{Consumer.objects.count()} consumers, {Allocation.objects.count()} allocations "
+          f"loaded in {time.perf_counter() - start:.1f} s ({connection.vendor})")
     # Ten empty answers, each captured and explained on the request thread
     # (within PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE), as Nova's would be.
     began = time.perf_counter()
@@ -66,6 +71,35 @@ def console(nodes, repeat):
         slowest = max(slowest, statistics.median(times))
         print(f"   {statistics.median(times):7.1f} ms  {len(queries):3d} queries  {url}")
     print(f"   slowest page: {slowest:.1f} ms")
+
+
+def _more_consumers(data, count):
+    """``count`` more small instances on every NUMA cell (1 VCPU, 2 GiB, and
+    20 GB of the tree's sharing disk), as a busy cloud has."""
+    import uuid
+
+    from allocations.models import Allocation, Consumer
+    from resource_classes.models import ResourceClass
+
+    rc = dict(ResourceClass.objects.filter(name__in=("VCPU", "MEMORY_MB", "DISK_GB"))
+              .values_list("name", "pk"))
+    first = data["consumers"][0]
+    consumers = [Consumer(uuid=str(uuid.uuid4()), project_id=first.project_id,
+                          user_id=first.user_id, consumer_type_id=first.consumer_type_id,
+                          generation=1) for _ in range(count * len(data["children"]))]
+    Consumer.objects.bulk_create(consumers, batch_size=2000)
+    made = list(Consumer.objects.order_by("-pk")[:len(consumers)])
+    shared = data["shared"]
+    rows = []
+    for n, consumer in enumerate(made):
+        i = n % len(data["children"])
+        rows += [Allocation(consumer_id=consumer.pk, resource_provider_id=data["children"][i].pk,
+                            resource_class_id=rc["VCPU"], used=1),
+                 Allocation(consumer_id=consumer.pk, resource_provider_id=data["children"][i].pk,
+                            resource_class_id=rc["MEMORY_MB"], used=2048),
+                 Allocation(consumer_id=consumer.pk, resource_provider_id=shared[i % len(shared)].pk,
+                            resource_class_id=rc["DISK_GB"], used=20)]
+    Allocation.objects.bulk_create(rows, batch_size=5000)
 
 
 def _allocation_history(data, changes_per_consumer):
@@ -132,6 +166,8 @@ def main():
     parser.add_argument("--database-url", default="",
                         help="a scratch database to fill (emptied first); default: temp SQLite")
     parser.add_argument("--skip-combiner", action="store_true")
+    parser.add_argument("--consumers-per-node", type=int, default=1,
+                        help="instances on each NUMA cell (default 1; 10 for a busy cloud)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="placement-bench-") as tmp:
         os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{tmp}/console.sqlite3"
@@ -147,7 +183,7 @@ def main():
         django.setup()
         if not args.skip_combiner:
             combiner()
-        console(args.nodes, args.repeat)
+        console(args.nodes, args.repeat, args.consumers_per_node)
 
 
 if __name__ == "__main__":
