@@ -471,16 +471,22 @@ def drain_what_if(request):
     """The drain what-if: pick hosts or an aggregate, see whether their
     consumers fit elsewhere (planning.drain; writes nothing)."""
     query = request.GET
-    context = {"choices": selectors.drain_choices(), "shown": DRAIN_SHOWN,
+    choices = selectors.drain_choices()
+    context = {"choices": choices, "shown": DRAIN_SHOWN,
+               "aggregate_members": selectors.aggregate_members(choices["aggregates"]),
                "picked": set(query.getlist("provider")) | set(query.getlist("tree")),
                "aggregate": query.get("aggregate", ""),
                "target_aggregate": query.get("target_aggregate", ""),
                "required": query.get("required", "")}
     if any(query.get(key, "").strip() for key in ("provider", "tree", "aggregate")):
         try:
-            context["result"] = selectors.drain_what_if(query)
+            result = context["result"] = selectors.drain_what_if(query)
         except errors.PlacementError as exc:
             context["problem"] = str(exc.detail)
+        else:
+            context["consumer_types"] = selectors.consumer_types(
+                m.consumer for m in (result.placed[:DRAIN_SHOWN]
+                                     + result.not_placed[:DRAIN_SHOWN]))
     elif query:
         context["problem"] = "Pick at least one host or an aggregate to drain."
     return render(request, "console/drain.html", context)
@@ -509,7 +515,9 @@ def scheduling_failure(request, pk):
     record = selectors.scheduling_failure(pk)
     if record is None:
         raise Http404(f"no scheduling failure {pk}")
-    return render(request, "console/failure_detail.html", {"f": record})
+    claimed_on = (record["explanation"] or {}).get("provider") if record["kind"] == "claim" else None
+    return render(request, "console/failure_detail.html", {
+        "f": record, "names": selectors.provider_names([claimed_on] if claimed_on else [])})
 
 
 # Ten years: more than any retention keeps, and far from the dates Python

@@ -44,6 +44,7 @@ from candidates import explain
 from candidates.explanation import Explanation
 from placement_site import errors, metrics
 from planning.models import SchedulingFailure
+from providers.models import ResourceProvider
 from planning.params import check_known
 
 LOG = logging.getLogger(__name__)
@@ -215,7 +216,11 @@ def on_claim_refused(sender, *, request, refusal, **kwargs):
         reason = refusal.get("reason") if refusal.get("reason") in CLAIM_REASONS else "capacity"
         body = request.body.decode("utf-8", "replace") if request.body else ""
         query, truncated = _cut(f"{request.method} {request.path} {body}")
-        summary = (f"{refusal.get('resource_class')} on {refusal.get('provider')}: asked "
+        provider = refusal.get("provider")
+        # The provider by name, as the explanations of empty answers name them.
+        name = ResourceProvider.objects.filter(uuid=provider).values_list(
+            "name", flat=True).first() or provider
+        summary = (f"{refusal.get('resource_class')} on {name}: asked "
                    f"{refusal.get('requested')}, used {refusal.get('used')}, capacity "
                    f"{refusal.get('capacity')}")
         metrics.SCHEDULING_FAILURES.labels("claim", reason).inc()
