@@ -104,7 +104,9 @@ def provider_allocations(*, provider_uuid: str, with_generations: bool = False):
 
 
 def provider_usages(*, provider_uuid: str):
-    """(provider, {class: used}): every class the provider has inventory of, 0 if unused."""
+    """(provider, {class: used}): every class the provider has inventory of,
+    0 if unused, and only those (as upstream: an allocation of a class
+    without inventory, which only an import can leave, is not listed)."""
     provider = provider_get(uuid=provider_uuid)
     usages = {
         name: 0
@@ -113,7 +115,8 @@ def provider_usages(*, provider_uuid: str):
         )
     }
     for name, total in (
-        Allocation.objects.filter(resource_provider_id=provider.pk)
+        Allocation.objects.filter(resource_provider_id=provider.pk,
+                                  resource_class__name__in=list(usages))
         .order_by()
         .values("resource_class__name")
         .annotate(total=Sum("used"))
