@@ -11,6 +11,7 @@ from collections import defaultdict
 
 import os_traits
 from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
+from django.db.models.functions import Floor
 
 from allocations import history, snapshots
 from allocations.headroom import flavor_list, headroom
@@ -86,15 +87,18 @@ def class_totals() -> list[Capacity]:
     """Cloud-wide totals per resource class, with what of them is on
     disabled trees (2 queries)."""
     on_disabled = Q(resource_provider__root_id__in=provider_selectors.disabled_roots())
+    # Each inventory's capacity floored before the sum, as capacity_of does
+    # (two inventories of 11.25 and 8.75 offer 19, not 20).
+    capacity = Floor(capacity_expression())
     inv = (
         Inventory.objects.values("resource_class__name")
         .annotate(
             sum_total=Sum("total"),
             sum_reserved=Sum("reserved"),
-            capacity=Sum(capacity_expression()),
+            capacity=Sum(capacity),
             ratio_min=Min("allocation_ratio"),
             ratio_max=Max("allocation_ratio"),
-            disabled_capacity=Sum(capacity_expression(), filter=on_disabled),
+            disabled_capacity=Sum(capacity, filter=on_disabled),
         )
         .order_by("resource_class__name")
     )

@@ -55,7 +55,6 @@ def _totals_row(staff, rc):
     return by_first(table(staff.get("/console/").content.decode(), "totals"))[rc]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: class totals sum unfloored capacities")
 def test_class_capacity_is_the_sum_of_each_inventorys(staff, cloud):
     """VCPU: 56 + 11 + 128 + 3 + 8 + 32 = 238 (h1-numa1 offers 11 of its
     11.25, h3-numa0 8 of its 8.75), as the usage snapshot counts it."""
