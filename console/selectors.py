@@ -10,8 +10,19 @@ import itertools
 from collections import defaultdict
 
 import os_traits
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
-from django.db.models.functions import Floor
+from django.db.models import (
+    Count,
+    Exists,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce, Floor, Greatest
 
 from allocations import history, snapshots
 from allocations.headroom import flavor_list, headroom
@@ -60,15 +71,18 @@ class Capacity:
     min_unit: int = 1
     max_unit: int = 0
     step_size: int = 1
-    # Of capacity and used, what is on disabled trees (class_totals only).
-    disabled_capacity: int = 0
-    disabled_used: int = 0
+    # Summed over many inventories (class_totals): what they still offer.
+    offered: int | None = None
 
     @property
     def free(self):
-        """What can still be allocated, leaving out disabled trees (as
-        headroom does): their free capacity is not offered to anyone."""
-        return (self.capacity - self.disabled_capacity) - (self.used - self.disabled_used)
+        """What can still be allocated: never below nothing (a provider over
+        capacity offers none; allocations without inventory take nobody's).
+        A sum over inventories is theirs, each floored on its own, disabled
+        trees left out (as headroom does): their capacity is offered to no one."""
+        if self.offered is not None:
+            return self.offered
+        return max(self.capacity - self.used, 0)
 
     @property
     def ratio(self):
@@ -83,9 +97,18 @@ class Capacity:
         return round(self.fraction * 100, 1)
 
 
+def _held():
+    """What is allocated of the outer inventory row's class on its provider."""
+    return Coalesce(Subquery(
+        Allocation.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
+                                  resource_class_id=OuterRef("resource_class_id"))
+        .order_by().values("resource_provider_id").annotate(s=Sum("used")).values("s"),
+        output_field=IntegerField()), 0)
+
+
 def class_totals() -> list[Capacity]:
-    """Cloud-wide totals per resource class, with what of them is on
-    disabled trees (2 queries)."""
+    """Cloud-wide totals per resource class, free leaving out disabled
+    trees (2 queries)."""
     on_disabled = Q(resource_provider__root_id__in=provider_selectors.disabled_roots())
     # Each inventory's capacity floored before the sum, as capacity_of does
     # (two inventories of 11.25 and 8.75 offer 19, not 20).
@@ -98,25 +121,20 @@ def class_totals() -> list[Capacity]:
             capacity=Sum(capacity),
             ratio_min=Min("allocation_ratio"),
             ratio_max=Max("allocation_ratio"),
-            disabled_capacity=Sum(capacity, filter=on_disabled),
+            offered=Sum(Greatest(capacity - _held(), Value(0.0)), filter=~on_disabled),
         )
         .order_by("resource_class__name")
     )
-    used = {
-        rc: (u, disabled) for rc, u, disabled in
-        Allocation.objects.values("resource_class__name")
-        .annotate(u=Sum("used"), disabled=Sum("used", filter=on_disabled))
-        .order_by().values_list("resource_class__name", "u", "disabled")
-    }
+    used = dict(Allocation.objects.values("resource_class__name").annotate(u=Sum("used"))
+                .order_by().values_list("resource_class__name", "u"))
     rows = []
     for r in inv:
-        u, disabled_u = used.pop(r["resource_class__name"], (0, 0))
         rows.append(Capacity(
-            r["resource_class__name"], r["sum_total"], r["sum_reserved"], u or 0,
-            int(r["capacity"] or 0), r["ratio_min"], r["ratio_max"],
-            disabled_capacity=int(r["disabled_capacity"] or 0), disabled_used=disabled_u or 0))
+            r["resource_class__name"], r["sum_total"], r["sum_reserved"],
+            used.pop(r["resource_class__name"], 0) or 0, int(r["capacity"] or 0),
+            r["ratio_min"], r["ratio_max"], offered=int(r["offered"] or 0)))
     # Allocations of a class nobody has inventory of any more.
-    rows += [Capacity(name, 0, 0, u, 0) for name, (u, _) in sorted(used.items())]
+    rows += [Capacity(name, 0, 0, u, 0) for name, u in sorted(used.items())]
     return rows
 
 
@@ -302,14 +320,17 @@ def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree
 
 
 def tree_totals(provider_ids) -> dict:
-    """Capacity and usage per class summed over the given providers (a
-    tree), 2 queries."""
+    """Capacity, usage and what is still free per class summed over the
+    given providers (a tree), each provider's free counted on its own (one
+    over capacity offers nothing, and takes nothing from the others), 2
+    queries."""
     totals = {}
     for caps in capacities(provider_ids).values():
         for cap in caps:
-            entry = totals.setdefault(cap.resource_class, {"capacity": 0, "used": 0})
+            entry = totals.setdefault(cap.resource_class, {"capacity": 0, "used": 0, "free": 0})
             entry["capacity"] += cap.capacity
             entry["used"] += cap.used
+            entry["free"] += cap.free
     return dict(sorted(totals.items()))
 
 

@@ -46,11 +46,6 @@ def indent(depth):
 
 
 @register.filter
-def sub(a, b):
-    return (a or 0) - (b or 0)
-
-
-@register.filter
 def get(mapping, key):
     return (mapping or {}).get(key)
 

@@ -61,7 +61,6 @@ def test_class_capacity_is_the_sum_of_each_inventorys(staff, cloud):
     assert _totals_row(staff, "VCPU")[4].text == "238"
 
 
-@pytest.mark.xfail(strict=True, reason="bug: free is capacity - used over the class")
 def test_free_is_what_the_inventories_still_offer(staff, cloud):
     """PCPU: 6 on h1-numa0 and 7 on h1-numa1; the PCPU h3 holds without
     inventory takes nobody's. VCPU: h3, over by one, offers nothing (not

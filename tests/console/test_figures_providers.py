@@ -159,7 +159,6 @@ def test_every_provider_page(staff, ref):
             assert 'id="tree-totals"' not in html
 
 
-@pytest.mark.xfail(strict=True, reason="bug: negative free")
 def test_h3_by_hand(staff, cloud):
     html = staff.get(f"/console/providers/{cloud.rp['h3']}/").content.decode()
     vcpu = by_first(table(html, "capacity"))["VCPU"]
