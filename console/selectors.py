@@ -97,6 +97,13 @@ class Capacity:
         return round(self.fraction * 100, 1)
 
 
+def _without_inventory(resource_class, used) -> Capacity:
+    """Allocations of a class without inventory: nothing offered, and no
+    ratio or unit limits to show (there is no inventory to hold them)."""
+    return Capacity(resource_class, 0, 0, used, 0, ratio_min=None, ratio_max=None,
+                    min_unit=None, max_unit=None, step_size=None)
+
+
 def _held():
     """What is allocated of the outer inventory row's class on its provider."""
     return Coalesce(Subquery(
@@ -134,7 +141,7 @@ def class_totals() -> list[Capacity]:
             used.pop(r["resource_class__name"], 0) or 0, int(r["capacity"] or 0),
             r["ratio_min"], r["ratio_max"], offered=int(r["offered"] or 0)))
     # Allocations of a class nobody has inventory of any more.
-    rows += [Capacity(name, 0, 0, u, 0) for name, u in sorted(used.items())]
+    rows += [_without_inventory(name, u) for name, u in sorted(used.items())]
     return rows
 
 
@@ -159,7 +166,7 @@ def capacities(provider_ids) -> dict[int, list[Capacity]]:
         names = dict(ResourceClass.objects.filter(
             pk__in={k[1] for k in used}).values_list("pk", "name"))
         for (rp, rc), u in used.items():
-            out[rp].append(Capacity(names[rc], 0, 0, u, 0))
+            out[rp].append(_without_inventory(names[rc], u))
     return out
 
 

@@ -26,8 +26,10 @@ def capacity_bar(cap, width=240):
     used_pct = _pct(cap.used, full)
     reserved_pct = min(100.0 - used_pct, _pct(cap.reserved * ratio, full))
     level = "crit" if cap.fraction >= 0.9 else ("warn" if cap.fraction >= 0.7 else "ok")
-    title = (f"{cap.resource_class}: {cap.used} used of {cap.capacity} "
-             f"(total {cap.total}, reserved {cap.reserved}, ratio {ratio:g}), {cap.free} free")
+    limits = (f"total {cap.total}, reserved {cap.reserved}, ratio {ratio:g}"
+              if cap.ratio is not None else "no inventory")
+    title = (f"{cap.resource_class}: {cap.used} used of {cap.capacity} ({limits}), "
+             f"{cap.free} free")
     return format_html(
         '<svg class="bar" role="img" aria-label="{title}" width="{w}" height="14" '
         'viewBox="0 0 100 14" preserveAspectRatio="none"><title>{title}</title>'

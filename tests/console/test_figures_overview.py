@@ -70,7 +70,6 @@ def test_free_is_what_the_inventories_still_offer(staff, cloud):
     assert _totals_row(staff, "CUSTOM_LEGACY")[6].text == "0"
 
 
-@pytest.mark.xfail(strict=True, reason="bug: class totals: capacity, free, made-up ratio")
 def test_capacity_by_class_table(staff, ref):
     rows = by_first(table(staff.get("/console/").content.decode(), "totals"))
     assert set(rows) == set(BY_HAND)
@@ -95,7 +94,6 @@ def test_capacity_by_class_table(staff, ref):
         assert number(row[7].text) == percent, rc
 
 
-@pytest.mark.xfail(strict=True, reason="bug: class totals: capacity, free, made-up ratio")
 def test_capacity_by_class_csv(staff, ref):
     rows = csv_rows(staff.get("/console/", {"table": "totals", "format": "csv"}))
     assert {r["resource_class"] for r in rows} == set(BY_HAND)
