@@ -13,6 +13,8 @@ import os_traits
 from django.db.models import (
     Count,
     Exists,
+    F,
+    FloatField,
     IntegerField,
     Max,
     Min,
@@ -71,8 +73,11 @@ class Capacity:
     min_unit: int = 1
     max_unit: int = 0
     step_size: int = 1
-    # Summed over many inventories (class_totals): what they still offer.
+    # Summed over many inventories (class_totals): what they still offer,
+    # and for the bar each total and reserved times its own ratio.
     offered: int | None = None
+    scaled_total: float | None = None
+    scaled_reserved: float = 0.0
 
     @property
     def free(self):
@@ -129,6 +134,8 @@ def class_totals() -> list[Capacity]:
             ratio_min=Min("allocation_ratio"),
             ratio_max=Max("allocation_ratio"),
             offered=Sum(Greatest(capacity - _held(), Value(0.0)), filter=~on_disabled),
+            scaled_total=Sum(F("total") * F("allocation_ratio"), output_field=FloatField()),
+            scaled_reserved=Sum(F("reserved") * F("allocation_ratio"), output_field=FloatField()),
         )
         .order_by("resource_class__name")
     )
@@ -139,7 +146,8 @@ def class_totals() -> list[Capacity]:
         rows.append(Capacity(
             r["resource_class__name"], r["sum_total"], r["sum_reserved"],
             used.pop(r["resource_class__name"], 0) or 0, int(r["capacity"] or 0),
-            r["ratio_min"], r["ratio_max"], offered=int(r["offered"] or 0)))
+            r["ratio_min"], r["ratio_max"], offered=int(r["offered"] or 0),
+            scaled_total=r["scaled_total"] or 0.0, scaled_reserved=r["scaled_reserved"] or 0.0))
     # Allocations of a class nobody has inventory of any more.
     rows += [_without_inventory(name, u) for name, u in sorted(used.items())]
     return rows

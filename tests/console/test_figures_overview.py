@@ -211,7 +211,6 @@ def test_headroom_is_what_the_api_lets_one_claim(api, cloud, flavor, aggregate):
                                                         else cloud_n)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: bars scaled by the largest ratio")
 def test_capacity_bars_of_the_class_totals(staff, ref):
     """A bar's whole length is what the inventories offer before the
     reserved part is taken off (each total times its own ratio); used and
