@@ -119,7 +119,6 @@ def test_stranded_capacity(staff, api, ref):
         "MEMORY_MB": (6144, 1)}
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a child trait counts as disabled")
 def test_audit_counts_are_the_commands(staff, cloud):
     Consumer.objects.filter(uuid=cloud.consumer["c_mig"]).update(
         created_at=timezone.now() - timedelta(hours=48))
