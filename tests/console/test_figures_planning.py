@@ -103,7 +103,6 @@ def test_forecast_rows_from_synthetic_snapshots(staff, api, db):
                 assert row[key] == float(shown[i])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a child trait disables the tree")
 def test_stranded_capacity(staff, api, ref):
     """By hand: h3's VCPU is exhausted (4 of 3), so its 6144 MiB of free
     memory cannot be used by anything needing a VCPU there. h3-numa0 carries
