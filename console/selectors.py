@@ -552,21 +552,29 @@ def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
 
 
 def consumer_holdings(consumer_ids) -> dict[int, dict]:
-    """Per consumer: the trees it holds allocations in ("hosts": their
-    roots' (uuid, name), by name) and its amounts summed per class over
-    every provider (1 query)."""
+    """Per consumer: the hosts it holds allocations on ("hosts": the roots
+    of those trees, (uuid, name) by name), the sharing pools it draws on
+    ("pools": not hosts, whatever tree they make), and its amounts summed
+    per class over every provider (1 query)."""
+    shares = ProviderTrait.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
+                                          trait__name=SHARING_TRAIT)
     out = {}
-    for consumer, root_uuid, root_name, rp_uuid, rp_name, rc, used in (
+    for consumer, root_uuid, root_name, rp_uuid, rp_name, rc, used, pool in (
         Allocation.objects.filter(consumer_id__in=list(consumer_ids))
+        .annotate(pool=Exists(shares))
         .values_list("consumer_id", "resource_provider__root__uuid",
                      "resource_provider__root__name", "resource_provider__uuid",
-                     "resource_provider__name", "resource_class__name", "used")
+                     "resource_provider__name", "resource_class__name", "used", "pool")
     ):
-        entry = out.setdefault(consumer, {"hosts": {}, "resources": {}})
-        # A provider whose root is gone (never in a sound database) stands for itself.
-        entry["hosts"][root_uuid or rp_uuid] = root_name or rp_name
+        entry = out.setdefault(consumer, {"hosts": {}, "pools": {}, "resources": {}})
+        if pool:
+            entry["pools"][rp_uuid] = rp_name
+        else:
+            # A provider whose root is gone (never in a sound database) stands for itself.
+            entry["hosts"][root_uuid or rp_uuid] = root_name or rp_name
         entry["resources"][rc] = entry["resources"].get(rc, 0) + used
     return {c: {"hosts": sorted(e["hosts"].items(), key=lambda kv: kv[1]),
+                "pools": sorted(e["pools"].items(), key=lambda kv: kv[1]),
                 "resources": dict(sorted(e["resources"].items()))} for c, e in out.items()}
 
 
