@@ -361,11 +361,13 @@ def trees_served(provider: ResourceProvider, traits, aggregate_ids) -> list[Reso
 
 
 def project_totals(limit: int | None = 50) -> list[dict]:
-    """Per project: its consumers and the amounts it holds per class, the
-    projects holding the most allocations first, at most ``limit`` of them
-    (None: all) (2 queries)."""
-    consumers = dict(Consumer.objects.values("project__external_id")
-                     .annotate(n=Count("id")).values_list("project__external_id", "n"))
+    """Per project: its consumers holding allocations (as GET /usages counts
+    them: an empty consumer holds nothing) and the amounts it holds per
+    class, the projects holding the most allocations first, at most
+    ``limit`` of them (None: all) (2 queries)."""
+    consumers = dict(Allocation.objects.values("consumer__project__external_id")
+                     .annotate(n=Count("consumer_id", distinct=True)).order_by()
+                     .values_list("consumer__project__external_id", "n"))
     totals = defaultdict(dict)
     for project, rc, amount in (Allocation.objects
                                 .values("consumer__project__external_id", "resource_class__name")

@@ -119,7 +119,6 @@ def test_consumers_list_hosts_and_resources(staff, api, ref, cloud):
         for c in cloud.consumer.values()}
 
 
-@pytest.mark.xfail(strict=True, reason="bug: empty consumers counted")
 def test_usage_by_project_is_what_get_usages_says(staff, api, cloud):
     html = staff.get("/console/consumers/").content.decode()
     rows = by_first(table(html, "projects"))
