@@ -24,8 +24,9 @@ its usage there is released before anything lands; one that finds no
 place stays where it is, and what it holds counts again in the usage
 after (the fullest providers after the move).  Targets honour the
 capacity rule of ``providers.models`` (reserved, allocation ratio, usage)
-and ``unit_ok`` (min_unit, max_unit, step_size); a tree whose root, and a
-provider which, carries ``COMPUTE_STATUS_DISABLED`` is never a target, nor
+and ``unit_ok`` (min_unit, max_unit, step_size); a disabled tree (its root
+carries ``COMPUTE_STATUS_DISABLED``: the one rule, the trait on a child
+disables nothing, as for Nova's ``root_required``) is never a target, nor
 is a drained provider.  Traits every target root must have, and an
 aggregate the targets must be in, may be given (Placement does not know
 what each instance asked for).
@@ -178,8 +179,7 @@ class _Cloud:
         return out
 
     def disabled(self, pk) -> bool:
-        p = self.providers[pk]
-        return DISABLED in p.traits or DISABLED in self.providers[p.root].traits
+        return DISABLED in self.providers[self.providers[pk].root].traits
 
     def free(self, pk, rc) -> int:
         inv = self.providers[pk].inventory.get(rc)

@@ -223,7 +223,6 @@ def test_drain_after_keeps_what_the_unplaced_still_hold(api, cloud):
     assert answer["fullest_after"][0]["name"] == "h3"
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a child trait counts as disabled")
 def test_drain_child_with_the_disabled_trait_is_a_provider_like_any_other(api, cloud):
     """h3-numa0 carries the trait, but its root h3 does not: it is in the
     fullest after a drain, at 6 of 8."""
