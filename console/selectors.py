@@ -207,7 +207,9 @@ def counts() -> dict[str, int]:
         "root_providers": ResourceProvider.objects.filter(parent__isnull=True).count(),
         "consumers": Consumer.objects.count(),
         "allocations": Allocation.objects.count(),
-        "aggregates": Aggregate.objects.count(),
+        # Those with members: an aggregate exists only as memberships (the
+        # row of one every provider left stays, and no API shows it).
+        "aggregates": ProviderAggregate.objects.values("aggregate_id").distinct().count(),
         "custom_classes": ResourceClass.objects.filter(name__startswith="CUSTOM_").count(),
     }
 

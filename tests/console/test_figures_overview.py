@@ -234,3 +234,19 @@ def test_capacity_bars_of_the_class_totals(staff, ref):
         title = re.search(r"<title>([^<]+)</title>", row)[1]
         if len(ratios) > 1:
             assert f"ratio {ratios[0]:g}–{ratios[-1]:g}" in title, title
+
+
+def test_aggregates_counted_are_those_with_members(staff, api, cloud):
+    """An aggregate every provider has left is no aggregate the API can
+    show (aggregates exist only as memberships): bare joins a fourth and
+    leaves it, and the overview still counts the 3 with members."""
+    agg_d = "dddddddd-0000-4000-8000-00000000000d"
+    base = f"/resource_providers/{cloud.rp['bare']}/aggregates"
+    for aggregates in ([agg_d], []):
+        generation = api.get(base, mv=fc.MV).json()["resource_provider_generation"]
+        assert api.put(base, mv=fc.MV, json={
+            "aggregates": aggregates, "resource_provider_generation": generation}
+        ).status_code == 200
+    ref = Reference(api)
+    assert len({a for p in ref.rp.values() for a in p["aggregates"]}) == 3
+    assert "3 aggregates" in text_of(staff.get("/console/").content.decode(), "counts")
