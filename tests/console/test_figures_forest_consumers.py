@@ -155,3 +155,13 @@ def test_every_consumer_page(staff, api, cloud):
         assert sorted((r["provider_uuid"], r["resource_class"], int(r["used"])) for r in csv) \
             == sorted((u, rc, n) for u, a in allocations.items()
                       for rc, n in a["resources"].items())
+
+
+def test_consumer_generations(staff, api, cloud):
+    rows = table(staff.get("/console/consumers/").content.decode(), "consumer-list")
+    shown = {re.search(r"\b([0-9a-f]{8})\b", r[0].text).group(1): int(r[6].text) for r in rows}
+    for name, c in cloud.consumer.items():
+        answer = api.get(f"/allocations/{c}", mv=fc.MV).json()
+        # An empty consumer has no allocations for the API to answer with.
+        expected = answer.get("consumer_generation") if answer["allocations"] else 1
+        assert shown[c[:8]] == expected, name

@@ -41,7 +41,8 @@ def test_usage_snapshot_per_aggregate(staff, ref, aggregate):
         assert agrees(rows[rc][1].text, rc, used) and agrees(rows[rc][2].text, rc, capacity)
         if capacity:
             assert number(rows[rc][3].text) == round(100 * used / capacity, 1)
-        assert re.search(rf'aria-label="{rc}: used [^"]+ of [^"]+"', html)
+        label = re.search(rf'aria-label="{rc}: used ([^"]+) of ([^"]+)"', html)
+        assert agrees(label[1], rc, used) and agrees(label[2], rc, capacity), label[0]
     csv = csv_rows(staff.get("/console/usage/", {**params, "format": "csv"}))
     assert {r["resource_class"]: (int(r["capacity"]), int(r["used"])) for r in csv} == right
     assert {r["aggregate_uuid"] for r in csv} == {aggregate}

@@ -168,3 +168,29 @@ def test_h3_by_hand(staff, cloud):
     # h3 over by one, h3-numa0 with 2 of 8 free: the tree has 2 free, not 1.
     assert [c.text for c in totals["VCPU"][1:4]] == ["11", "10", "2"]
     assert [c.text for c in totals["PCPU"][1:4]] == ["0", "1", "0"]
+
+
+def test_generations_sharing_and_trees_served(staff, api, ref):
+    rows = by_first(table(staff.get("/console/providers/").content.decode(), "providers"))
+    for name, row in rows.items():
+        u = ref.u(name.replace(" disabled", ""))
+        generation = api.get(f"/resource_providers/{u}", mv=fc.MV).json()["generation"]
+        assert int(row[5].text) == generation, name
+    for u, p in ref.rp.items():
+        html = staff.get(f"/console/providers/{u}/").content.decode()
+        tree_aggs = set().union(*(ref.rp[t]["aggregates"] for t in ref.tree(p["root"])))
+        sharing = sorted(ref.rp[s]["name"] for s in ref.rp
+                         if s != u and ref.sharing(s) and ref.rp[s]["aggregates"] & tree_aggs)
+        shown = re.findall(r"<li><a [^>]*>([^<]+)</a></li>",
+                           html.split('id="sharing"')[1].split("</ul>")[0])
+        assert shown == sharing, p["name"]
+        if ref.sharing(u):
+            served = sorted({ref.rp[ref.rp[m]["root"]]["name"] for m in ref.rp
+                             if ref.rp[m]["aggregates"] & p["aggregates"]} - {p["name"]})
+            shown = re.findall(r"<li><a [^>]*>([^<]+)</a></li>",
+                               html.split('id="served"')[1].split("</ul>")[0])
+            assert shown == served, p["name"]
+    # By hand: pool-b serves the trees of AGG_B and AGG_C's members.
+    assert sorted({ref.rp[ref.rp[m]["root"]]["name"] for m in ref.rp
+                   if ref.rp[m]["aggregates"] & {fc.AGG_B, fc.AGG_C}} - {"pool-b"}) == [
+        "h1", "h2", "h3", "idle"]
