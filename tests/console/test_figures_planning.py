@@ -201,6 +201,9 @@ def test_failures_by_reason_are_the_records(staff, db, hours):
     # Each reason's trend bars add up to its count.
     trends = re.findall(r'<svg class="trend" role="img" aria-label="([\d ]+)"', html)
     assert [sum(map(int, t.split())) for t in trends] == [int(r[2].text) for r in rows]
+    if hours == 24:  # 0.5 and 1.5 hours ago: the last two hourly bars
+        assert trends[0].split()[-2:] == ["1", "1"] and len(trends[0].split()) == 24
+    assert len(table(html, "failures")) == len(records)  # the newest, all of them here
     heading = text_of(html, "by-reason-title")
     assert heading.startswith(f"By reason {sum(right.values())} since ")
     shown_since = heading.split(" since ")[1][:16]
