@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from console import views
+from console import audit_views, planning_views, views
 
 app_name = "console"
 
@@ -18,10 +18,10 @@ urlpatterns = [
     path("consumers/<str:uuid>/", views.consumer_detail, name="consumer"),
     path("why/", views.why_no_candidates, name="why"),
     path("usage/", views.usage, name="usage"),
-    path("drain/", views.drain_what_if, name="drain"),
-    path("failures/", views.scheduling_failures, name="failures"),
-    path("failures/<int:pk>/", views.scheduling_failure, name="failure"),
-    path("audit/", views.audit_page, name="audit"),
+    path("drain/", planning_views.drain_what_if, name="drain"),
+    path("failures/", planning_views.scheduling_failures, name="failures"),
+    path("failures/<int:pk>/", planning_views.scheduling_failure, name="failure"),
+    path("audit/", audit_views.audit_page, name="audit"),
     path("flavors/", views.flavors, name="flavors"),
     path("flavors/<int:pk>/delete/", views.flavor_delete, name="flavor_delete"),
 ]

@@ -1,29 +1,28 @@
-"""The operator console: pages for staff users. They read, every read through
-``console.selectors``; what they write: the flavors headroom counts (the
-Flavors page), through ``allocations.flavor_services``, and the audit's two
-safe fixes, through ``allocations.consumer_services`` and ``allocations.audit``."""
+"""The operator console: pages for staff users, and what every console view
+shares (the staff check, the 400 page, the CSV download). They read, every
+read through ``console.selectors``; what they write: the flavors headroom
+counts (the Flavors page), through ``allocations.flavor_services``. The
+planning pages are in ``console.planning_views``, the Audit page and its
+fixes in ``console.audit_views``."""
 import csv
 import itertools
 import time
 from functools import wraps
 from pathlib import Path
-from urllib.parse import unquote, urlencode
+from urllib.parse import unquote
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
-from django.http import Http404, QueryDict, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
 from allocations import flavor_services
-from allocations.audit import drop_allocations_without_inventory
 from allocations.forms import FlavorForm
-from allocations.consumer_services import consumers_delete_empty
 from console import charts, params, paste, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_site import errors
@@ -463,55 +462,6 @@ def why_no_candidates(request):
     return render(request, "console/why.html", context)
 
 
-DRAIN_SHOWN = 200
-
-
-@staff_required
-def drain_what_if(request):
-    """The drain what-if: pick hosts or an aggregate, see whether their
-    consumers fit elsewhere (planning.drain; writes nothing)."""
-    query = request.GET
-    context = {"choices": selectors.drain_choices(), "shown": DRAIN_SHOWN,
-               "picked": set(query.getlist("provider")) | set(query.getlist("tree")),
-               "aggregate": query.get("aggregate", ""),
-               "target_aggregate": query.get("target_aggregate", ""),
-               "required": query.get("required", "")}
-    if any(query.get(key, "").strip() for key in ("provider", "tree", "aggregate")):
-        try:
-            context["result"] = selectors.drain_what_if(query)
-        except errors.PlacementError as exc:
-            context["problem"] = str(exc.detail)
-    elif query:
-        context["problem"] = "Pick at least one host or an aggregate to drain."
-    return render(request, "console/drain.html", context)
-
-
-@staff_required
-def scheduling_failures(request):
-    """Recorded scheduling failures grouped by reason with their trend, the
-    newest records, and a look-up by global request id."""
-    context = {"kinds": selectors.FAILURE_KINDS, "reasons": selectors.FAILURE_REASONS,
-               "filters": {key: request.GET.get(key, "") for key in
-                           ("global_request_id", "kind", "reason", "hours")}}
-    try:
-        result = selectors.scheduling_failures(request.GET)
-    except errors.PlacementError as exc:
-        context["problem"] = str(exc.detail)
-        result = selectors.scheduling_failures(QueryDict())
-    for group in result["by_reason"]:
-        group["chart"] = charts.trend_bars(group["trend"])
-    context["result"] = result
-    return render(request, "console/failures.html", context)
-
-
-@staff_required
-def scheduling_failure(request, pk):
-    record = selectors.scheduling_failure(pk)
-    if record is None:
-        raise Http404(f"no scheduling failure {pk}")
-    return render(request, "console/failure_detail.html", {"f": record})
-
-
 # Ten years: more than any retention keeps, and far from the dates Python
 # can reach (a million days was an OverflowError).
 USAGE_MAX_DAYS = 3650
@@ -545,66 +495,3 @@ def usage(request):
         "problem": problem, "planning": selectors.usage_forecast(aggregate),
         "max_days": USAGE_MAX_DAYS,
     }, status=400 if problem else 200)
-
-
-AUDIT_SOURCE = "console_audit"
-
-
-@staff_required
-def audit_page(request):
-    """The findings of ``manage.py audit_allocations``; its two safe fixes
-    for staff after a confirmation page (GET ``?confirm=<finding>`` shows
-    what would change, the POST it sends applies it to those rows that
-    are still findings)."""
-    hours, problem = params.migration_age(request)
-    findings = selectors.audit_findings(migration_age_hours=hours)
-    by_key = {f.key: f for f in findings}
-    if request.method == "POST":
-        return _audit_fix(request, by_key)
-    confirm = by_key.get(request.GET.get("confirm", ""))
-    if confirm is not None and not confirm.fix:
-        confirm, problem = None, "That finding has no automatic fix: it needs a person."
-    uuids = {r for f in findings for r in _provider_uuids(f)}
-    consumers = {r for f in findings for r in _consumer_uuids(f)}
-    return render(request, "console/audit.html", {
-        "findings": findings, "confirm": confirm, "problem": problem,
-        "hours": f"{hours:g}", "names": selectors.provider_names(uuids),
-        "types": selectors.consumer_types(consumers),
-        "done": request.GET.get("done", ""), "fixed": request.GET.get("fixed", ""),
-        "failed": request.GET.getlist("failed"),
-    })
-
-
-def _provider_uuids(finding):
-    for row in finding.rows:
-        if isinstance(row, dict) and "provider" in row:
-            yield row["provider"]
-
-
-def _consumer_uuids(finding):
-    for row in finding.rows:
-        if isinstance(row, str) and finding.key != "invalid_rows":
-            yield row
-        elif isinstance(row, dict) and "consumer" in row:
-            yield row["consumer"]
-
-
-def _audit_fix(request, by_key):
-    key = request.POST.get("fix", "")
-    finding = by_key.get(key)
-    if finding is None or not finding.fix:
-        raise Http404(f"no fix {key!r}")
-    # Only what the operator saw and confirmed, and only if it is still a finding.
-    confirmed = set(request.POST.getlist("consumer"))
-    user = request.user.get_username()
-    failed = []
-    if key == "consumers_without_allocations":
-        fixed = consumers_delete_empty(
-            uuids=sorted(u for u in finding.rows if u in confirmed),
-            source=AUDIT_SOURCE, user_id=user)
-    else:
-        fixed, failed = drop_allocations_without_inventory(
-            [r for r in finding.rows if r["consumer"] in confirmed],
-            source=AUDIT_SOURCE, user_id=user)
-    params = {"done": key, "fixed": fixed, "failed": failed}
-    return redirect(f"{reverse('console:audit')}?{urlencode(params, doseq=True)}")

@@ -6,6 +6,8 @@ class PlanningConfig(AppConfig):
     verbose_name = "Capacity planning"
 
     def ready(self):
+        from django.core.signals import request_finished
+
         from allocations.signals import claim_refused
         from candidates.signals import no_candidates
         from placement_site import metrics
@@ -14,4 +16,6 @@ class PlanningConfig(AppConfig):
 
         metrics.register_collector(PlanningCollector())
         no_candidates.connect(failures.on_no_candidates, dispatch_uid="planning-no-candidates")
+        request_finished.connect(failures.run_after_response,
+                                 dispatch_uid="planning-after-response")
         claim_refused.connect(failures.on_claim_refused, dispatch_uid="planning-claim-refused")

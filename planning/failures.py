@@ -7,7 +7,7 @@ Two events are recorded (the receivers below are connected in
   (``candidates.signals.no_candidates``): the query string, microversion,
   caller, request id and global request id (``X-OpenStack-Request-ID``,
   which Nova sends, so a Nova log line leads straight to the record), and
-  the explain service's answer computed at that moment
+  the explain service's answer computed once the answer has gone out
   (``candidates.explain.explain``), from which the reason is taken: the
   kind of the constraint that emptied a request group, or the
   request-wide one that removed the last tree;
@@ -44,6 +44,7 @@ from candidates import explain
 from candidates.explanation import Explanation
 from placement_site import errors, metrics
 from planning.models import SchedulingFailure
+from providers.models import ResourceProvider
 from planning.params import check_known
 
 LOG = logging.getLogger(__name__)
@@ -155,21 +156,56 @@ def _store(**fields):
 
 
 def on_no_candidates(sender, *, request, candidate_request, **kwargs):
-    """Record an answer without candidates (candidates.signals.no_candidates)."""
+    """Record an answer without candidates (candidates.signals.no_candidates),
+    once the answer has gone out: the explanation searches every tree, and
+    Nova should not wait for it."""
     if not settings.PLACEMENT_FAILURE_CAPTURE:
         return
-    try:
+    query, truncated = _cut(request.META.get("QUERY_STRING", ""))
+    caller = _caller(request)
+
+    def record():
         reason, summary, explanation = "not_explained", "", None
         if explanations.allow():
             result = explain.explain(candidate_request, show=SHOW)
             explanation = result.as_dict()
             reason, summary = reason_of(result), result.verdict[:512]
-        query, truncated = _cut(request.META.get("QUERY_STRING", ""))
         metrics.SCHEDULING_FAILURES.labels("candidates", reason).inc()
         _store(kind="candidates", reason=reason, summary=summary, query=query,
-               query_truncated=truncated, explanation=explanation, **_caller(request))
-    except Exception:  # noqa: BLE001 - the answer must go out whatever happens here
-        LOG.exception("could not record a GET /allocation_candidates without candidates")
+               query_truncated=truncated, explanation=explanation, **caller)
+
+    _after_response(record)
+
+
+# Work put off until the server has sent the answer: Django sends
+# request_finished when the WSGI server closes the response, on the thread
+# that served the request.
+_deferred = threading.local()
+
+
+def _after_response(job):
+    jobs = getattr(_deferred, "jobs", None)
+    if jobs is None:
+        jobs = _deferred.jobs = []
+    jobs.append(job)
+
+
+def run_after_response(sender, **kwargs):
+    """request_finished receiver: the jobs this thread put off, each on its own."""
+    jobs = getattr(_deferred, "jobs", None)
+    if not jobs:
+        return
+    _deferred.jobs = []
+    for job in jobs:
+        try:
+            job()
+        except Exception:  # noqa: BLE001 - nobody is left to answer; the log must say it
+            LOG.exception("could not record a GET /allocation_candidates without candidates")
+    # Django closed an obsolete connection before this ran; a job may have
+    # opened a new one. Close it as Django would (not inside a test's
+    # transaction, which is never obsolete).
+    if not connection.in_atomic_block:
+        connection.close_if_unusable_or_obsolete()
 
 
 def on_claim_refused(sender, *, request, refusal, **kwargs):
@@ -180,7 +216,11 @@ def on_claim_refused(sender, *, request, refusal, **kwargs):
         reason = refusal.get("reason") if refusal.get("reason") in CLAIM_REASONS else "capacity"
         body = request.body.decode("utf-8", "replace") if request.body else ""
         query, truncated = _cut(f"{request.method} {request.path} {body}")
-        summary = (f"{refusal.get('resource_class')} on {refusal.get('provider')}: asked "
+        provider = refusal.get("provider")
+        # The provider by name, as the explanations of empty answers name them.
+        name = ResourceProvider.objects.filter(uuid=provider).values_list(
+            "name", flat=True).first() or provider
+        summary = (f"{refusal.get('resource_class')} on {name}: asked "
                    f"{refusal.get('requested')}, used {refusal.get('used')}, capacity "
                    f"{refusal.get('capacity')}")
         metrics.SCHEDULING_FAILURES.labels("claim", reason).inc()

@@ -191,6 +191,17 @@ def aggregate_label(aggregate_uuid, members):
                        text=shown or f"empty aggregate {aggregate_uuid[:8]}")
 
 
+@register.simple_tag
+def aggregate_text(aggregate_uuid, members):
+    """An aggregate as plain text for a picker: its first three members'
+    names, how many more, and the start of its uuid."""
+    names = (members or {}).get(aggregate_uuid) or []
+    if not names:
+        return aggregate_uuid
+    more = f" +{len(names) - 3}" if len(names) > 3 else ""
+    return f"{', '.join(names[:3])}{more} ({aggregate_uuid[:8]})"
+
+
 @register.filter
 def fold(removed):
     """Removed providers (or trees) grouped by their reason, in the order

@@ -80,3 +80,16 @@ def test_reason_amounts_in_their_unit(staff, world):
     assert "1 of 1 target tree: not enough free capacity (MEMORY_MB)" in page
     assert 'where this shape may land is <span class="amount" title="4,096 MEMORY_MB" ' \
            'data-sort="4096">4 GiB</span> on dst' in page
+
+
+def test_aggregates_and_consumers_by_name_and_crumbs(staff, cloud):
+    # Aggregates have no names: the picker names each by its members (as
+    # the Usage page does); consumers appear by kind and short uuid, links.
+    page = staff.get(f"/console/drain/?provider={cloud['a'].uuid}").content.decode()
+    agg = str(cloud["agg"].uuid)
+    assert f'<option value="{agg}">host-a ({agg[:8]})</option>' in page
+    assert f">{agg}</option>" not in page
+    placed = page.split('id="placed"', 1)[1].split("</table>", 1)[0]
+    assert 'href="/console/consumers/22222222-2222-4222-8222-222222222222/"' in placed
+    assert ">22222222-2222-4222-8222-222222222222<" not in placed
+    assert 'class="crumbs"' in page and "› Drain what-if" in page

@@ -147,7 +147,16 @@ def test_claim_refused_for_capacity_is_recorded(cloud, client):
     first = SchedulingFailure.objects.order_by("id").first()
     assert first.query.startswith("PUT /allocations/") and '"VCPU": 1' in first.query
     assert first.global_request_id == GLOBAL
-    assert first.summary == f"VCPU on {cloud.uuid}: asked 1, used 8, capacity 8"
+    # The provider by name, as everywhere an operator reads it.
+    assert first.summary == "VCPU on cn1: asked 1, used 8, capacity 8"
+    staff = Client()
+    staff.force_login(get_user_model().objects.create_user("op2", password="pw", is_staff=True))
+    page = staff.get(f"/console/failures/{first.pk}/").content.decode()
+    verdict = page.split('id="verdict"', 1)[1].split("</p>", 1)[0]
+    assert f'<a href="/console/providers/{cloud.uuid}/" title="{cloud.uuid}">cn1</a>' in verdict
+    assert 'class="crumbs"' in page and "Failures</a> › " in page
+    listing = staff.get("/console/failures/").content.decode()
+    assert "VCPU on cn1: asked 1" in listing and "› Failures" in listing
 
 
 def test_generation_conflict_is_not_a_capacity_failure(cloud, client):
