@@ -14,8 +14,9 @@ work:
   finished: its allocations hold the source host);
 - allocations of a class their provider has no inventory of (they hold no
   capacity, but every later write of that consumer fails its capacity check);
-- providers with ``COMPUTE_STATUS_DISABLED`` that still hold consumers (on
-  the provider or, for a root, anywhere in its tree).
+- disabled hosts that still hold consumers: trees whose root carries
+  ``COMPUTE_STATUS_DISABLED`` (the one rule: the trait on a child disables
+  nothing), consumers counted anywhere in the tree.
 
 Two fixes are safe and made on request: deleting consumers without
 allocations (``consumer_services.consumers_delete_empty``) and dropping allocations
@@ -180,12 +181,13 @@ def allocations_without_inventory() -> list[dict]:
 
 
 def disabled_providers_with_consumers() -> list[dict]:
+    """The roots carrying ``COMPUTE_STATUS_DISABLED`` whose tree holds
+    consumers, with how many."""
     out = []
-    for rp in ResourceProvider.objects.filter(traits__name=DISABLED).order_by("name"):
-        allocations = Allocation.objects.filter(
-            **({"resource_provider__root_id": rp.pk} if rp.root_id in (None, rp.pk)
-               else {"resource_provider_id": rp.pk}))
-        n = allocations.values("consumer_id").distinct().count()
+    for rp in ResourceProvider.objects.filter(traits__name=DISABLED,
+                                              parent__isnull=True).order_by("name"):
+        n = (Allocation.objects.filter(resource_provider__root_id=rp.pk)
+             .values("consumer_id").distinct().count())
         if n:
             out.append({"provider": rp.uuid, "name": rp.name, "consumers": n})
     return out

@@ -10,7 +10,7 @@ import itertools
 from collections import defaultdict
 
 import os_traits
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Sum
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from allocations import history, snapshots
 from allocations.headroom import flavor_list, headroom
@@ -21,20 +21,19 @@ from candidates.query import parse_query
 from planning import drain, failures, forecast
 from planning.models import SchedulingFailure
 from providers.filters import ResourceProviderFilterSet
-from providers.models import (
-    Aggregate,
-    Inventory,
-    ProviderAggregate,
-    ProviderTrait,
-    ResourceProvider,
-    capacity_expression,
-    capacity_of,
-)
+from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
 from providers import selectors as provider_selectors
 from resource_classes.models import ResourceClass
 
-# Two families of reads have a module of their own; the views reach them here.
+# Three families of reads have a module of their own; the views reach them here.
 from console.audit_findings import Finding, audit_findings  # noqa: F401
+from console.capacities import (  # noqa: F401
+    Capacity,
+    capacities,
+    class_totals,
+    fullest_providers,
+    tree_totals,
+)
 from console.fullness import (  # noqa: F401
     full_at_least,
     inventory_class_names,
@@ -45,132 +44,15 @@ from console.fullness import (  # noqa: F401
 SHARING_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE
 
 
-@dataclasses.dataclass
-class Capacity:
-    """One resource class on one provider (or summed over the cloud)."""
-
-    resource_class: str
-    total: int
-    reserved: int
-    used: int
-    capacity: int  # (total - reserved) * allocation_ratio
-    ratio_min: float = 1.0
-    ratio_max: float = 1.0
-    min_unit: int = 1
-    max_unit: int = 0
-    step_size: int = 1
-    # Of capacity and used, what is on disabled trees (class_totals only).
-    disabled_capacity: int = 0
-    disabled_used: int = 0
-
-    @property
-    def free(self):
-        """What can still be allocated, leaving out disabled trees (as
-        headroom does): their free capacity is not offered to anyone."""
-        return (self.capacity - self.disabled_capacity) - (self.used - self.disabled_used)
-
-    @property
-    def ratio(self):
-        return self.ratio_max
-
-    @property
-    def fraction(self):
-        return self.used / self.capacity if self.capacity > 0 else (1.0 if self.used else 0.0)
-
-    @property
-    def percent(self):
-        return round(self.fraction * 100, 1)
-
-
-def class_totals() -> list[Capacity]:
-    """Cloud-wide totals per resource class, with what of them is on
-    disabled trees (2 queries)."""
-    on_disabled = Q(resource_provider__root_id__in=provider_selectors.disabled_roots())
-    inv = (
-        Inventory.objects.values("resource_class__name")
-        .annotate(
-            sum_total=Sum("total"),
-            sum_reserved=Sum("reserved"),
-            capacity=Sum(capacity_expression()),
-            ratio_min=Min("allocation_ratio"),
-            ratio_max=Max("allocation_ratio"),
-            disabled_capacity=Sum(capacity_expression(), filter=on_disabled),
-        )
-        .order_by("resource_class__name")
-    )
-    used = {
-        rc: (u, disabled) for rc, u, disabled in
-        Allocation.objects.values("resource_class__name")
-        .annotate(u=Sum("used"), disabled=Sum("used", filter=on_disabled))
-        .order_by().values_list("resource_class__name", "u", "disabled")
-    }
-    rows = []
-    for r in inv:
-        u, disabled_u = used.pop(r["resource_class__name"], (0, 0))
-        rows.append(Capacity(
-            r["resource_class__name"], r["sum_total"], r["sum_reserved"], u or 0,
-            int(r["capacity"] or 0), r["ratio_min"], r["ratio_max"],
-            disabled_capacity=int(r["disabled_capacity"] or 0), disabled_used=disabled_u or 0))
-    # Allocations of a class nobody has inventory of any more.
-    rows += [Capacity(name, 0, 0, u, 0) for name, (u, _) in sorted(used.items())]
-    return rows
-
-
-def capacities(provider_ids) -> dict[int, list[Capacity]]:
-    """Per provider, its inventories with usage (2 queries)."""
-    provider_ids = list(provider_ids)
-    used = {
-        (r["resource_provider_id"], r["resource_class_id"]): r["u"]
-        for r in Allocation.objects.filter(resource_provider_id__in=provider_ids)
-        .values("resource_provider_id", "resource_class_id").annotate(u=Sum("used")).order_by()
-    }
-    out = defaultdict(list)
-    # Tuples, not model instances: a download reads every provider's.
-    for rp, rc, name, total, reserved, ratio, low, high, step in Inventory.objects.filter(
-            resource_provider_id__in=provider_ids).order_by("resource_class__name").values_list(
-            "resource_provider_id", "resource_class_id", "resource_class__name", "total",
-            "reserved", "allocation_ratio", "min_unit", "max_unit", "step_size"):
-        out[rp].append(Capacity(name, total, reserved, used.pop((rp, rc), 0),
-                                capacity_of(total, reserved, ratio), ratio, ratio, low, high,
-                                step))
-    if used:
-        names = dict(ResourceClass.objects.filter(
-            pk__in={k[1] for k in used}).values_list("pk", "name"))
-        for (rp, rc), u in used.items():
-            out[rp].append(Capacity(names[rc], 0, 0, u, 0))
-    return out
-
-
-def fullest_providers(limit=10) -> list[tuple[ResourceProvider, Capacity]]:
-    """Providers whose busiest class is the most used (3 queries)."""
-    used = {
-        (r["resource_provider_id"], r["resource_class_id"]): r["u"]
-        for r in Allocation.objects.values("resource_provider_id", "resource_class_id")
-        .annotate(u=Sum("used")).order_by()
-    }
-    best = {}
-    for rp, rc, total, reserved, ratio in Inventory.objects.values_list(
-            "resource_provider_id", "resource_class_id", "total", "reserved", "allocation_ratio"):
-        u = used.get((rp, rc), 0)
-        if not u:
-            continue
-        cap = capacity_of(total, reserved, ratio)
-        frac = u / cap if cap > 0 else 1.0
-        if rp not in best or frac > best[rp][0]:
-            best[rp] = (frac, rc, total, reserved, u, cap, ratio)
-    top = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[:limit]
-    rps = ResourceProvider.objects.in_bulk([rp for rp, _ in top])
-    rcs = dict(ResourceClass.objects.filter(pk__in={v[1] for _, v in top}).values_list("pk", "name"))
-    return [(rps[rp], Capacity(rcs[v[1]], v[2], v[3], v[4], v[5], v[6], v[6])) for rp, v in top]
-
-
 def counts() -> dict[str, int]:
     return {
         "providers": ResourceProvider.objects.count(),
         "root_providers": ResourceProvider.objects.filter(parent__isnull=True).count(),
         "consumers": Consumer.objects.count(),
         "allocations": Allocation.objects.count(),
-        "aggregates": Aggregate.objects.count(),
+        # Those with members: an aggregate exists only as memberships (the
+        # row of one every provider left stays, and no API shows it).
+        "aggregates": ProviderAggregate.objects.values("aggregate_id").distinct().count(),
         "custom_classes": ResourceClass.objects.filter(name__startswith="CUSTOM_").count(),
     }
 
@@ -297,18 +179,6 @@ def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree
     return shown, len(trees)
 
 
-def tree_totals(provider_ids) -> dict:
-    """Capacity and usage per class summed over the given providers (a
-    tree), 2 queries."""
-    totals = {}
-    for caps in capacities(provider_ids).values():
-        for cap in caps:
-            entry = totals.setdefault(cap.resource_class, {"capacity": 0, "used": 0})
-            entry["capacity"] += cap.capacity
-            entry["used"] += cap.used
-    return dict(sorted(totals.items()))
-
-
 def trees_served(provider: ResourceProvider, traits, aggregate_ids) -> list[ResourceProvider]:
     """For a sharing provider (``traits`` holds the sharing trait): the roots
     of the trees in its aggregates, 1 query."""
@@ -321,11 +191,13 @@ def trees_served(provider: ResourceProvider, traits, aggregate_ids) -> list[Reso
 
 
 def project_totals(limit: int | None = 50) -> list[dict]:
-    """Per project: its consumers and the amounts it holds per class, the
-    projects holding the most allocations first, at most ``limit`` of them
-    (None: all) (2 queries)."""
-    consumers = dict(Consumer.objects.values("project__external_id")
-                     .annotate(n=Count("id")).values_list("project__external_id", "n"))
+    """Per project: its consumers holding allocations (as GET /usages counts
+    them: an empty consumer holds nothing) and the amounts it holds per
+    class, the projects holding the most allocations first, at most
+    ``limit`` of them (None: all) (2 queries)."""
+    consumers = dict(Allocation.objects.values("consumer__project__external_id")
+                     .annotate(n=Count("consumer_id", distinct=True)).order_by()
+                     .values_list("consumer__project__external_id", "n"))
     totals = defaultdict(dict)
     for project, rc, amount in (Allocation.objects
                                 .values("consumer__project__external_id", "resource_class__name")
@@ -512,21 +384,29 @@ def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
 
 
 def consumer_holdings(consumer_ids) -> dict[int, dict]:
-    """Per consumer: the trees it holds allocations in ("hosts": their
-    roots' (uuid, name), by name) and its amounts summed per class over
-    every provider (1 query)."""
+    """Per consumer: the hosts it holds allocations on ("hosts": the roots
+    of those trees, (uuid, name) by name), the sharing pools it draws on
+    ("pools": not hosts, whatever tree they make), and its amounts summed
+    per class over every provider (1 query)."""
+    shares = ProviderTrait.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
+                                          trait__name=SHARING_TRAIT)
     out = {}
-    for consumer, root_uuid, root_name, rp_uuid, rp_name, rc, used in (
+    for consumer, root_uuid, root_name, rp_uuid, rp_name, rc, used, pool in (
         Allocation.objects.filter(consumer_id__in=list(consumer_ids))
+        .annotate(pool=Exists(shares))
         .values_list("consumer_id", "resource_provider__root__uuid",
                      "resource_provider__root__name", "resource_provider__uuid",
-                     "resource_provider__name", "resource_class__name", "used")
+                     "resource_provider__name", "resource_class__name", "used", "pool")
     ):
-        entry = out.setdefault(consumer, {"hosts": {}, "resources": {}})
-        # A provider whose root is gone (never in a sound database) stands for itself.
-        entry["hosts"][root_uuid or rp_uuid] = root_name or rp_name
+        entry = out.setdefault(consumer, {"hosts": {}, "pools": {}, "resources": {}})
+        if pool:
+            entry["pools"][rp_uuid] = rp_name
+        else:
+            # A provider whose root is gone (never in a sound database) stands for itself.
+            entry["hosts"][root_uuid or rp_uuid] = root_name or rp_name
         entry["resources"][rc] = entry["resources"].get(rc, 0) + used
     return {c: {"hosts": sorted(e["hosts"].items(), key=lambda kv: kv[1]),
+                "pools": sorted(e["pools"].items(), key=lambda kv: kv[1]),
                 "resources": dict(sorted(e["resources"].items()))} for c, e in out.items()}
 
 

@@ -375,7 +375,7 @@ def consumer_list(request):
     holdings = selectors.consumer_holdings(c.pk for c in page)
     return render(request, "console/consumer_list.html", {
         "page": page, "q": q, "query": _query_without_page(request),
-        "rows": [(c, holdings.get(c.pk, {"hosts": [], "resources": {}})) for c in page],
+        "rows": [(c, holdings.get(c.pk, {"hosts": [], "pools": [], "resources": {}})) for c in page],
         "type": consumer_type,
         "types": selectors.consumer_type_names(),
         "projects": selectors.project_totals()})

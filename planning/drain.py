@@ -20,10 +20,13 @@ holds now and in the same shape:
 
 A consumer that holds anything in a drained tree leaves its whole tree
 (everything it holds there moves, as a migration moves an instance), so
-its usage there is released before anything lands.  Targets honour the
+its usage there is released before anything lands; one that finds no
+place stays where it is, and what it holds counts again in the usage
+after (the fullest providers after the move).  Targets honour the
 capacity rule of ``providers.models`` (reserved, allocation ratio, usage)
-and ``unit_ok`` (min_unit, max_unit, step_size); a tree whose root, and a
-provider which, carries ``COMPUTE_STATUS_DISABLED`` is never a target, nor
+and ``unit_ok`` (min_unit, max_unit, step_size); a disabled tree (its root
+carries ``COMPUTE_STATUS_DISABLED``: the one rule, the trait on a child
+disables nothing, as for Nova's ``root_required``) is never a target, nor
 is a drained provider.  Traits every target root must have, and an
 aggregate the targets must be in, may be given (Placement does not know
 what each instance asked for).
@@ -176,8 +179,7 @@ class _Cloud:
         return out
 
     def disabled(self, pk) -> bool:
-        p = self.providers[pk]
-        return DISABLED in p.traits or DISABLED in self.providers[p.root].traits
+        return DISABLED in self.providers[self.providers[pk].root].traits
 
     def free(self, pk, rc) -> int:
         inv = self.providers[pk].inventory.get(rc)
@@ -458,14 +460,15 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
         "resource_class__name", "used")
     needs = _needs(cloud, drained, rows)
     before = dict(cloud.used)
-    # Everything moving leaves first: its tree usage (drained or not) is
-    # released, and from here on usage only grows.
+    def released(need):
+        """What a consumer gives up to move: its tree usage (drained or
+        not) when it leaves its tree, and what it holds on drained pools."""
+        return {rp: a for rp, a in need.holds.items()
+                if (rp in drained if rp in cloud.sharing else need.moves_tree)}
+
+    # Everything moving leaves first, and from here on usage only grows.
     for need in needs:
-        if need.moves_tree:
-            _apply(cloud, {rp: a for rp, a in need.holds.items() if rp not in cloud.sharing}, -1)
-        for rp, amounts in need.holds.items():
-            if rp in cloud.sharing and rp in drained:
-                _apply(cloud, {rp: amounts}, -1)
+        _apply(cloud, released(need), -1)
 
     cloud_capacity = defaultdict(int)
     for p in cloud.providers.values():
@@ -492,7 +495,7 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
     needs.sort(key=lambda n: (-n.size, n.consumer))
     cursor = {}  # shape -> index into order: earlier trees cannot take it any more
     diagnosed = {}
-    placed, not_placed = [], []
+    placed, not_placed, stays = [], [], []
     for need in needs:
         holds = [_entry(cloud, rp, a) for rp, a in sorted(need.holds.items())]
         move = Move(consumer=need.consumer, project=need.project, holds=holds)
@@ -520,11 +523,15 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
                 diagnosed[need.key] = _diagnose(cloud, need, candidates, drained)
             move.reason = diagnosed[need.key]
             not_placed.append(move)
+            stays.append(need)
             continue
         _apply(cloud, landing)
         move.to = [_entry(cloud, rp, a) for rp, a in sorted(landing.items())]
         placed.append(move)
 
+    # A consumer that fits nowhere does not move: what it holds stays held.
+    for need in stays:
+        _apply(cloud, released(need))
     fullness = []
     for p in cloud.providers.values():
         if p.id in drained or cloud.disabled(p.id):

@@ -37,7 +37,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Min
 from django.utils import timezone
 
 from candidates import explain
@@ -326,12 +326,16 @@ def report(*, hours=24, limit=50, kind=None, reason=None, global_request_id=None
         records = records.filter(reason=reason)
     bucket_hours = 1 if hours <= 48 else 24
     buckets = -(-hours // bucket_hours)
+    # The trend's buckets are whole (50 hours: three days); the period counted is not.
     start = now - timedelta(hours=buckets * bucket_hours)
+    since = now - timedelta(hours=hours)
     groups = {}
-    for k, r, n, last in records.values("kind", "reason").annotate(
-            n=Count("id"), last=Max("created_at")).values_list("kind", "reason", "n", "last"):
+    for k, r, n, first, last in records.values("kind", "reason").annotate(
+            n=Count("id"), first=Min("created_at"), last=Max("created_at")).values_list(
+            "kind", "reason", "n", "first", "last"):
         groups[(k, r)] = {"kind": k, "reason": r, "count": n, "last": last.isoformat(),
                           "trend": [0] * buckets}
+        since = min(since, first)  # a look-up by id counts records of any age
     # The trend from the records' times, read once (bounded by the period).
     for k, r, at in records.filter(created_at__gte=start).values_list(
             "kind", "reason", "created_at").iterator():
@@ -340,7 +344,7 @@ def report(*, hours=24, limit=50, kind=None, reason=None, global_request_id=None
             groups[(k, r)]["trend"][i] += 1
     listed = [record_dict(f) for f in records.order_by("-created_at", "-id")[:limit]]
     return {
-        "hours": hours, "bucket_hours": bucket_hours, "since": start.isoformat(),
+        "hours": hours, "bucket_hours": bucket_hours, "since": since.isoformat(),
         "total": sum(g["count"] for g in groups.values()),
         "by_reason": sorted(groups.values(), key=lambda g: (-g["count"], g["kind"],
                                                             g["reason"])),

@@ -178,9 +178,8 @@ def stranded(*, show=SHOW_PROVIDERS) -> dict:
             .values_list("resource_provider_id", "resource_provider__root_id", "trait__name"):
         if trait == SHARES:
             skip_providers.add(rp)
-        else:
-            skip_providers.add(rp)
-            disabled_roots.add(root or rp)
+        elif root in (None, rp):  # the trait disables a tree from its root only
+            disabled_roots.add(rp)
     providers = defaultdict(dict)  # rp id -> class -> (free, capacity, exhausted)
     names = {}
     for rp, uuid, name, root, rc, total, reserved, ratio, low, high, step in \

@@ -20,14 +20,24 @@ def capacity_bar(cap, width=240):
 
     The bar's full length is total * allocation_ratio; reserved takes
     reserved * ratio of it; used is drawn from the left, red past 90 %.
+    Summed over inventories of several ratios, each total and reserved
+    counts times its own ratio.
     """
     ratio = cap.ratio or 1.0
-    full = cap.total * ratio if cap.total else max(cap.used, 1)
+    if cap.scaled_total is not None:
+        full, reserved = cap.scaled_total or max(cap.used, 1), cap.scaled_reserved
+    else:
+        full = cap.total * ratio if cap.total else max(cap.used, 1)
+        reserved = cap.reserved * ratio
     used_pct = _pct(cap.used, full)
-    reserved_pct = min(100.0 - used_pct, _pct(cap.reserved * ratio, full))
+    reserved_pct = min(100.0 - used_pct, _pct(reserved, full))
     level = "crit" if cap.fraction >= 0.9 else ("warn" if cap.fraction >= 0.7 else "ok")
-    title = (f"{cap.resource_class}: {cap.used} used of {cap.capacity} "
-             f"(total {cap.total}, reserved {cap.reserved}, ratio {ratio:g}), {cap.free} free")
+    ratios = (f"{ratio:g}" if cap.ratio_min in (None, cap.ratio_max)
+              else f"{cap.ratio_min:g}–{cap.ratio_max:g}")
+    limits = (f"total {cap.total}, reserved {cap.reserved}, ratio {ratios}"
+              if cap.ratio is not None else "no inventory")
+    title = (f"{cap.resource_class}: {cap.used} used of {cap.capacity} ({limits}), "
+             f"{cap.free} free")
     return format_html(
         '<svg class="bar" role="img" aria-label="{title}" width="{w}" height="14" '
         'viewBox="0 0 100 14" preserveAspectRatio="none"><title>{title}</title>'
@@ -43,11 +53,6 @@ def capacity_bar(cap, width=240):
 @register.filter
 def indent(depth):
     return range(depth)
-
-
-@register.filter
-def sub(a, b):
-    return (a or 0) - (b or 0)
 
 
 @register.filter

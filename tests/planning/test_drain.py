@@ -128,19 +128,28 @@ def test_disabled_host_is_never_a_target(world):
     assert all(f["name"] != "big-but-disabled" for f in result.fullest_after)
 
 
-def test_disabled_child_is_never_a_target(world):
+def test_disabled_trait_on_a_child_disables_nothing(world):
+    """One rule for disabled hosts: the root's trait. b's root is enabled,
+    so b-numa0 takes the PCPU whatever its own traits say."""
     a = world.provider("a", inventory={"MEMORY_MB": 1024})
     world.provider("a-numa", parent=a, inventory={"PCPU": 8})
     b = world.provider("b", inventory={"MEMORY_MB": 1024})
     world.provider("b-numa0", parent=b, inventory={"PCPU": 8}, traits=[DISABLED])
     world.consumer({a: {"MEMORY_MB": 512}, a.children.get(): {"PCPU": 4}})
     result = drain.drain(providers=["a"])
-    assert not result.fits
-    assert result.not_placed[0].reason["kind"] == "no_child_of_kind"
-    world.provider("b-numa1", parent=b, inventory={"PCPU": 8})
-    result = drain.drain(providers=["a"])
     assert result.fits
-    assert _landed(result) == {"b": {"MEMORY_MB": 512}, "b-numa1": {"PCPU": 4}}
+    assert _landed(result) == {"b": {"MEMORY_MB": 512}, "b-numa0": {"PCPU": 4}}
+
+
+def test_child_of_a_disabled_root_is_never_a_target(world):
+    a = world.provider("a", inventory={"MEMORY_MB": 1024})
+    world.provider("a-numa", parent=a, inventory={"PCPU": 8})
+    b = world.provider("b", inventory={"MEMORY_MB": 1024}, traits=[DISABLED])
+    world.provider("b-numa0", parent=b, inventory={"PCPU": 8})
+    world.consumer({a: {"MEMORY_MB": 512}, a.children.get(): {"PCPU": 4}})
+    result = drain.drain(providers=["a"])
+    assert not result.fits and result.targets == 0
+    assert all(f["name"] not in ("b", "b-numa0") for f in result.fullest_after)
 
 
 def test_shape_child_lands_on_a_child_of_the_same_kind(world):
