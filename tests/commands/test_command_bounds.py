@@ -47,3 +47,19 @@ def test_retention_settings_past_any_date_stop_start_up(variable):
     with pytest.raises(config.ConfigError, match=f"{variable}: expected an integer from 0 to 36500"):
         config.load({variable: "100000000"})
     assert config.load({variable: "36500"})[0][variable] == 36500
+
+
+@pytest.mark.parametrize("indent", ["-1", "17", "2147483648", "9223372036854775808"])
+def test_export_indent_past_any_use_is_refused(indent):
+    # A huge indent was a MemoryError (or OverflowError) after allocating
+    # gigabytes: one line and exit 2 before anything is read.
+    f.InventoryFactory()
+    code, out = run("export_json", "--indent", indent)
+    assert code == 2
+    assert out.strip() == "--indent must be a whole number from 0 to 16"
+
+
+def test_export_indent_within_the_bound():
+    f.InventoryFactory()
+    code, out = run("export_json", "--indent", "16")
+    assert code == 0 and '\n' + " " * 16 + '"format"' in out
