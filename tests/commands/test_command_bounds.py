@@ -63,3 +63,15 @@ def test_export_indent_within_the_bound():
     f.InventoryFactory()
     code, out = run("export_json", "--indent", "16")
     assert code == 0 and '\n' + " " * 16 + '"format"' in out
+
+
+@pytest.mark.parametrize("args,words", [
+    (("headroom", "--flavor", "a\nb\x1b[31m"), r"no flavor named 'a\nb\x1b[31m'"),
+    (("provider_tree", "--root", "a\nb\x1b[31m"), r"no resource provider 'a\nb\x1b[31m'"),
+])
+def test_a_name_that_is_echoed_stays_on_one_line(args, words):
+    # Quoted as Python writes it: a newline or an escape sequence in what
+    # was asked for is shown, not acted on by the terminal.
+    code, out = run(*args)
+    assert code == 2
+    assert out.strip().splitlines() == [out.strip()] and words in out
