@@ -75,3 +75,18 @@ def test_a_name_that_is_echoed_stays_on_one_line(args, words):
     code, out = run(*args)
     assert code == 2
     assert out.strip().splitlines() == [out.strip()] and words in out
+
+
+@pytest.mark.parametrize("args", [
+    ("flavors", "add", "a\x00b", "VCPU:1"), ("flavors", "add", "a\x00b", "VCPU:1", "--dry-run"),
+    ("flavors", "add", "ab", "VCPU:1\x00"), ("flavors", "delete", "a\x00b"),
+    ("flavors", "delete", "\x00", "--dry-run"),
+])
+def test_flavors_refuses_a_nul_character(args):
+    # PostgreSQL could not even be asked about such a name (DataError).
+    f.FlavorFactory(name="ab")
+    code, out = run(*args)
+    assert code == 2
+    assert out.strip() == "a flavor's name and resources hold no NUL character"
+    from allocations.models import Flavor
+    assert list(Flavor.objects.values_list("name", flat=True)) == ["ab"]
