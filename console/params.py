@@ -2,6 +2,9 @@
 threshold, the audit's migration age): a value that cannot be used is a
 message for the page, never an error."""
 from console import selectors
+# A NUL character anywhere is refused before a page reads anything, the
+# admin's way (placement_site.admin.AdminInputMiddleware).
+from placement_site.querystring import nul_problem  # noqa: F401
 
 SORTS = {"name": "name", "full": "fullest first", "empty": "emptiest first"}
 
@@ -46,17 +49,3 @@ def migration_age(request):
         return 24.0, f"Migration age must be a number of hours of at least 0, not {raw!r}."
     return hours, None
 
-
-def nul_problem(request, kwargs) -> str | None:
-    """What a page refuses before it reads anything: a NUL character in its
-    path or in a query or form value (no name, uuid, trait or class holds
-    one, and PostgreSQL cannot even be asked about it)."""
-    for name, value in kwargs.items():
-        if "\x00" in str(value):
-            return f"The {name} in the address holds a NUL character, which nothing can be named."
-    for source in (request.GET, request.POST):
-        for key, values in source.lists():
-            if "\x00" in key or any("\x00" in value for value in values):
-                shown = key.replace("\x00", "\\x00")
-                return f"The field {shown!r} holds a NUL character, which nothing can be named."
-    return None

@@ -269,8 +269,12 @@ def consumers(q: str, consumer_type: str):
     qs = Consumer.objects.select_related("project", "user", "consumer_type").annotate(
         n_allocations=Count("allocations")).order_by("uuid")
     if q:
-        qs = qs.filter(Q(uuid__contains=q.lower()) | Q(project__external_id=q)
-                       | Q(user__external_id=q))
+        found = Q(project__external_id=q) | Q(user__external_id=q)
+        # A text longer than a uuid is not in one (and SQLite refuses a LIKE
+        # pattern of 50,000 bytes).
+        if len(q) <= Consumer._meta.get_field("uuid").max_length:
+            found |= Q(uuid__contains=q.lower())
+        qs = qs.filter(found)
     if consumer_type == "unknown":
         qs = qs.filter(consumer_type__isnull=True)
     elif consumer_type:

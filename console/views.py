@@ -56,7 +56,10 @@ class LoginView(auth_views.LoginView):
 
 def asset(request, path):
     """The console's CSS/SVG, served by the app itself (no CDN, no collectstatic needed)."""
-    return serve(request, path, document_root=str(ASSETS))
+    try:
+        return serve(request, path, document_root=str(ASSETS))
+    except OSError:  # a name the file system refuses (too long): no such asset
+        raise Http404("no such asset")
 
 
 class _Echo:

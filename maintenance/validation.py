@@ -128,9 +128,11 @@ def dump_problems(data: dict) -> list[str]:
             bad(f"traits {name!r}", "unknown trait (not standard, not CUSTOM_...)")
     for value in data.get("aggregates", []):
         check_uuid("aggregates", value)
-    for kind in ("projects", "users"):
+    for kind, schema in (("projects", allocation_schemas.EXTERNAL_ID),
+                         ("users", allocation_schemas.EXTERNAL_ID),
+                         ("consumer_types", allocation_schemas.CONSUMER_TYPE)):
         for value in data.get(kind, []):
-            why = _schema_problem(value, allocation_schemas.EXTERNAL_ID)
+            why = _schema_problem(value, schema)
             if why:
                 bad(f"{kind} {value!r}", why)
 

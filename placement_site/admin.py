@@ -5,10 +5,13 @@ capacity and in-use checks), so the admin is read-only except where a
 service backs the action.
 """
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
+from django.shortcuts import render
 from django.urls import reverse
 
 from placement_site import errors
+from placement_site.querystring import nul_problem
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -80,3 +83,65 @@ class ServiceWritesAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(
                 reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[object_id])
             )
+
+
+# The longest admin search (or autocomplete) text: far longer than anything
+# searched (names and ids: at most 255 characters), far shorter than the
+# LIKE pattern SQLite refuses (50,000 bytes).
+SEARCH_MAX = 1000
+
+
+class AdminInputMiddleware:
+    """What the admin refuses with a 400 page before its views read
+    anything, for every model admin (Django's own too): a NUL character in
+    the address or a field (PostgreSQL cannot be asked about it), a search
+    text past ``SEARCH_MAX``, and a selected row or an autocomplete choice
+    that is no id (Django's views raise on those)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        match = request.resolver_match
+        if match is None or match.namespace != admin.site.name or not request.user.is_staff:
+            return None
+        problem = (nul_problem(request, view_kwargs) or _search_problem(request)
+                   or _id_problem(request, getattr(view_func, "model_admin", None)))
+        if problem is None:
+            return None
+        return render(request, "placement_site/admin_bad_request.html",
+                      {**admin.site.each_context(request), "problem": problem}, status=400)
+
+
+def _search_problem(request):
+    for name in ("q", "term"):  # the change list's search, the autocomplete's
+        if len(request.GET.get(name, "")) > SEARCH_MAX:
+            return f"A search text is at most {SEARCH_MAX} characters."
+    return None
+
+
+def _id_problem(request, model_admin):
+    """The rows an action was asked for and the autocomplete choices of a
+    form, each of which must be an id of its model."""
+    if model_admin is None or request.method != "POST":
+        return None
+    opts = model_admin.model._meta
+    wanted = [("_selected_action", opts.pk, value, True)
+              for value in request.POST.getlist("_selected_action")]
+    wanted += [(name, opts.get_field(name).target_field, value, False)
+               for name in model_admin.autocomplete_fields
+               for value in request.POST.getlist(name)]
+    for name, field, value, required in wanted:
+        if not required and value in field.empty_values:
+            continue
+        try:
+            number = field.to_python(value)
+            if number in field.empty_values:
+                raise ValidationError("empty")
+            field.run_validators(number)  # within the column's range
+        except ValidationError:
+            return f"The field {name!r} holds {value[:40]!r}, which is not an id."
+    return None

@@ -304,6 +304,22 @@ def reject_nul(query) -> None:
             )
 
 
+def nul_problem(request, kwargs) -> str | None:
+    """What a staff page (console, admin) refuses before it reads anything:
+    a NUL character in its path (``kwargs``) or in a query or form value
+    (no name, uuid, trait or class holds one, and PostgreSQL cannot even be
+    asked about it)."""
+    for name, value in kwargs.items():
+        if "\x00" in str(value):
+            return f"The {name} in the address holds a NUL character, which nothing can be named."
+    for source in (request.GET, request.POST):
+        for key, values in source.lists():
+            if "\x00" in key or any("\x00" in value for value in values):
+                shown = key.replace("\x00", "\\x00")
+                return f"The field {shown!r} holds a NUL character, which nothing can be named."
+    return None
+
+
 def _lists(query) -> dict:
     """A QueryDict or {key: [values]} as {key: [values]}, keys in query order."""
     if hasattr(query, "getlist"):

@@ -101,6 +101,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # /admin/ only: NUL characters, 100 KB searches and ids that are not ids
+    # are refused with a 400 page before Django's views read them.
+    "placement_site.admin.AdminInputMiddleware",
 ]
 if _CONFIG["PLACEMENT_CLICKJACKING_PROTECTION"]:
     MIDDLEWARE.append("django.middleware.clickjacking.XFrameOptionsMiddleware")

@@ -55,7 +55,7 @@ from django.db.models import Sum
 from allocations.models import Allocation
 from placement_site import errors
 from placement_site.uuids import normalize_uuid
-from planning.params import check_known
+from planning.params import check_known, whole_number
 from providers.models import (
     Inventory,
     ProviderAggregate,
@@ -388,10 +388,7 @@ def _whole_number(query, key, default, high):
     text = query.get(key)
     if text is None:
         return default
-    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= high:
-        raise errors.BadRequest(
-            f"Invalid query string parameters: {key} must be a whole number from 0 to {high}.")
-    return int(text)
+    return whole_number(key, text, 0, high)
 
 
 def arguments(query) -> dict:

@@ -45,7 +45,7 @@ from candidates.explanation import Explanation
 from placement_site import errors, metrics
 from planning.models import SchedulingFailure
 from providers.models import ResourceProvider
-from planning.params import check_known
+from planning.params import check_known, whole_number
 
 LOG = logging.getLogger(__name__)
 
@@ -275,10 +275,7 @@ def arguments(query) -> dict:
         text = query.get(key)
         if text is None:
             continue
-        if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
-            raise errors.BadRequest(f"Invalid query string parameters: {key} must be a whole "
-                                    f"number from {low} to {high}.")
-        out[key] = int(text)
+        out[key] = whole_number(key, text, low, high)
     for key, allowed in (("kind", KINDS), ("reason", REASONS)):
         value = query.get(key)
         if value:

@@ -42,7 +42,7 @@ from django.utils import timezone
 from allocations.models import Allocation, UsageSnapshot
 from placement_site import errors
 from placement_site.uuids import normalize_uuid
-from planning.params import check_known
+from planning.params import check_known, whole_number
 from providers.models import Inventory, ProviderTrait, capacity_of, unit_ok
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
@@ -138,10 +138,7 @@ def arguments(query) -> dict:
         text = query.get(key)
         if text is None or text == "":
             continue
-        if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
-            raise errors.BadRequest(f"Invalid query string parameters: {key} must be a whole "
-                                    f"number from {low} to {high}.")
-        out[key] = int(text)
+        out[key] = whole_number(key, text, low, high)
     aggregate = query.get("aggregate")
     if aggregate is not None and aggregate != "":
         if normalize_uuid(aggregate) is None:

@@ -1,4 +1,4 @@
-"""The check every planning query string starts with (the API, the console
+"""The checks every planning query string goes through (the API, the console
 and the commands read their input through the features' ``arguments``)."""
 from placement_site import errors
 from placement_site.querystring import reject_nul
@@ -12,3 +12,15 @@ def check_known(query, known) -> None:
         raise errors.BadRequest(
             f"Invalid query string parameters: unknown parameter(s) {', '.join(unknown)}; "
             f"expected {', '.join(sorted(known))}.")
+
+
+def whole_number(key, text, low, high) -> int:
+    """``text`` (the value of ``key``) as a whole number from ``low`` to
+    ``high``: ASCII digits only, and no more of them than ``high`` has
+    (Python will not read a number of thousands of digits); else 400."""
+    digits = text.lstrip("0") or "0"
+    if (not (text.isascii() and text.isdigit()) or len(digits) > len(str(high))
+            or not low <= int(digits) <= high):
+        raise errors.BadRequest(f"Invalid query string parameters: {key} must be a whole "
+                                f"number from {low} to {high}.")
+    return int(digits)

@@ -256,6 +256,10 @@ def filter_search(qs, text):
     # Lower() on both sides rather than icontains: MariaDB/MySQL columns
     # compare byte for byte (utf8mb4_bin), where icontains would not ignore case.
     text = text.lower()
+    if len(text) > ResourceProvider._meta.get_field("name").max_length:
+        # Longer than any name or uuid: nothing holds it (and SQLite refuses
+        # a LIKE pattern of 50,000 bytes).
+        return qs.none()
     return qs.alias(_name=Lower("name")).filter(Q(_name__contains=text) | Q(uuid__contains=text))
 
 

@@ -47,3 +47,46 @@ def test_retention_settings_past_any_date_stop_start_up(variable):
     with pytest.raises(config.ConfigError, match=f"{variable}: expected an integer from 0 to 36500"):
         config.load({variable: "100000000"})
     assert config.load({variable: "36500"})[0][variable] == 36500
+
+
+@pytest.mark.parametrize("indent", ["-1", "17", "2147483648", "9223372036854775808"])
+def test_export_indent_past_any_use_is_refused(indent):
+    # A huge indent was a MemoryError (or OverflowError) after allocating
+    # gigabytes: one line and exit 2 before anything is read.
+    f.InventoryFactory()
+    code, out = run("export_json", "--indent", indent)
+    assert code == 2
+    assert out.strip() == "--indent must be a whole number from 0 to 16"
+
+
+def test_export_indent_within_the_bound():
+    f.InventoryFactory()
+    code, out = run("export_json", "--indent", "16")
+    assert code == 0 and '\n' + " " * 16 + '"format"' in out
+
+
+@pytest.mark.parametrize("args,words", [
+    (("headroom", "--flavor", "a\nb\x1b[31m"), r"no flavor named 'a\nb\x1b[31m'"),
+    (("provider_tree", "--root", "a\nb\x1b[31m"), r"no resource provider 'a\nb\x1b[31m'"),
+])
+def test_a_name_that_is_echoed_stays_on_one_line(args, words):
+    # Quoted as Python writes it: a newline or an escape sequence in what
+    # was asked for is shown, not acted on by the terminal.
+    code, out = run(*args)
+    assert code == 2
+    assert out.strip().splitlines() == [out.strip()] and words in out
+
+
+@pytest.mark.parametrize("args", [
+    ("flavors", "add", "a\x00b", "VCPU:1"), ("flavors", "add", "a\x00b", "VCPU:1", "--dry-run"),
+    ("flavors", "add", "ab", "VCPU:1\x00"), ("flavors", "delete", "a\x00b"),
+    ("flavors", "delete", "\x00", "--dry-run"),
+])
+def test_flavors_refuses_a_nul_character(args):
+    # PostgreSQL could not even be asked about such a name (DataError).
+    f.FlavorFactory(name="ab")
+    code, out = run(*args)
+    assert code == 2
+    assert out.strip() == "a flavor's name and resources hold no NUL character"
+    from allocations.models import Flavor
+    assert list(Flavor.objects.values_list("name", flat=True)) == ["ab"]

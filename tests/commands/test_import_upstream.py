@@ -66,3 +66,18 @@ def test_import_upstream_bad_url(tmp_path):
     assert code == 2 and "cannot read the upstream database" in out
     code, out = run("import_upstream", "--database-url", "oracle://x/y")
     assert code == 2
+
+
+@pytest.mark.parametrize("url", ["postgres://nobody@127.0.0.1:1/placement",
+                                 "mysql://nobody@127.0.0.1:1/placement"])
+def test_an_unreachable_upstream_is_one_line(url):
+    # psycopg's message adds a second line ("\tIs the server running on
+    # that host ...?"): the command prints the first.
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError) as refused:
+        call_command("import_upstream", "--database-url", url)
+    message = str(refused.value)
+    assert refused.value.returncode == 2
+    assert message.startswith("cannot read the upstream database: ") and "\n" not in message

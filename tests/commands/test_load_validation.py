@@ -39,6 +39,10 @@ def _break(kind):
             dump["consumers"][0]["uuid"] = NOT_A_UUID
         elif kind == "empty project":
             dump["consumers"][0]["project"] = ""
+        elif kind == "consumer type with a NUL":
+            dump["consumer_types"].append("A\x00B")
+        elif kind == "consumer type too long":
+            dump["consumer_types"].append("A" * 256)
         elif kind == "unknown trait":
             rp["traits"] = list(rp.get("traits", [])) + ["lower_case"]
     return edit
@@ -46,7 +50,8 @@ def _break(kind):
 
 KINDS = ["negative total", "reserved above total", "max_unit 0", "negative allocation ratio",
          "unknown resource class", "provider uuid", "allocation amount", "consumer uuid",
-         "empty project", "unknown trait"]
+         "empty project", "unknown trait", "consumer type with a NUL",
+         "consumer type too long"]
 
 
 def _every_row():

@@ -33,3 +33,10 @@ def test_api_404_stays_placement_json():
     response = Client().get("/no-such-api-path", HTTP_X_AUTH_TOKEN="admin")
     assert response.status_code == 404
     assert response.json()["errors"][0]["status"] == 404
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "a/" * 3000 + "b", "%00", "%ff"])
+def test_an_asset_no_file_can_be_is_a_404(name):
+    # A name longer than the file system takes was an OSError, a 500.
+    response = Client().get(f"/console/assets/{name}")
+    assert response.status_code == 404

@@ -51,3 +51,27 @@ def test_usage_days_past_the_bound_say_so(staff, days):
 
 def test_usage_days_within_the_bound_are_served(staff):
     assert staff.get("/console/usage/?days=3650").status_code == 200
+
+
+LONG = "x" * 100_000  # past the longest LIKE pattern SQLite takes
+
+
+@pytest.mark.parametrize("page,csv", [("providers", False), ("providers", True),
+                                      ("consumers", False), ("consumers", True)])
+def test_a_search_longer_than_anything_searched_finds_nothing(staff, page, csv):
+    from tests import factories as f
+
+    f.AllocationFactory(consumer=f.ConsumerFactory(project=f.ProjectFactory(
+        external_id=LONG[:255])))
+    response = staff.get(f"/console/{page}/?q={LONG}" + ("&format=csv" if csv else ""))
+    assert response.status_code == 200
+    body = (b"".join(response.streaming_content) if csv else response.content).decode()
+    assert "0 " + page[:-1] in body or body.count("\n") == 1
+
+
+def test_a_long_project_id_is_still_found_whole(staff):
+    from tests import factories as f
+
+    consumer = f.ConsumerFactory(project=f.ProjectFactory(external_id="p" * 255))
+    body = staff.get(f"/console/consumers/?q={'p' * 255}").content.decode()
+    assert "1 consumer" in body and consumer.uuid in body

@@ -200,3 +200,17 @@ def test_the_unlock_command_refuses_bad_options_in_one_line(args):
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--user", "--address"])
+def test_the_unlock_command_refuses_bytes_that_are_not_utf8(option):
+    # A command line reads a byte that is not UTF-8 as a lone surrogate
+    # ("\udcff"), which no database text column can be asked about.
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable.encode(), b"manage.py", b"login_unlock",
+                             option.encode(), b"op\xff"], capture_output=True)
+    assert result.returncode == 2, result.stderr
+    stderr = result.stderr.decode()
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr
+    assert f"{option} needs a value of UTF-8 text without NUL characters" in stderr

@@ -186,7 +186,7 @@ def test_flavors_and_headroom_commands(capsys, settings):
     assert figures == {"m1.tiny": 8 // 1, "m1.small": min(8 // 2, 1024 // 512)}
     call_command("headroom", resources="VCPU:3")
     assert capsys.readouterr().out.strip() == "ad-hoc\tVCPU:3\t2"
-    with pytest.raises(CommandError, match="no flavor named nope"):
+    with pytest.raises(CommandError, match="no flavor named 'nope'"):
         call_command("headroom", flavor=["nope"])
     with pytest.raises(CommandError, match="usage: flavors delete NAME"):
         call_command("flavors", "delete")

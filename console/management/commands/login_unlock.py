@@ -29,8 +29,12 @@ class Command(BaseCommand):
     def handle(self, *args, user=None, address=None, all=False, list=False, dry_run=False,
                as_json=False, **options):
         for name, value in (("--user", user), ("--address", address)):
-            if value is not None and (not value.strip() or "\x00" in value):
-                raise CommandError(f"{name} needs a value without NUL characters", returncode=2)
+            # Bytes that are not UTF-8 come in as lone surrogates ("\udcff"):
+            # no text column can be asked about them.
+            if value is not None and (not value.strip() or "\x00" in value
+                                      or not _is_utf8(value)):
+                raise CommandError(f"{name} needs a value of UTF-8 text without NUL characters",
+                                   returncode=2)
         if list:
             rows = [{"key": row.key, "failures": row.failures, "since": row.since.isoformat()}
                     for row in LoginFailure.objects.order_by("key")]
@@ -52,3 +56,11 @@ class Command(BaseCommand):
         else:
             for line in lines:
                 self.stdout.write(line)
+
+
+def _is_utf8(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -4,6 +4,9 @@ import json
 from maintenance.base import EXIT_OK, MaintenanceCommand
 from maintenance.dump import export_data
 
+# Wider only wastes the file (and a huge one is gigabytes of blanks per line).
+MAX_INDENT = 16
+
 
 class Command(MaintenanceCommand):
     help = (
@@ -15,9 +18,11 @@ class Command(MaintenanceCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("-o", "--output", default="-", help="File to write (default: stdout).")
-        parser.add_argument("--indent", type=int, default=None, help="Pretty-print with this indent.")
+        parser.add_argument("--indent", type=int, default=None, help=f"Pretty-print with this indent (0 to {MAX_INDENT}).")
 
     def run(self, *, output="-", indent=None, **options):
+        if indent is not None and not 0 <= indent <= MAX_INDENT:
+            raise ValueError(f"--indent must be a whole number from 0 to {MAX_INDENT}")
         data = export_data()
         # With --json the dump itself is the document (or, written to a file, a summary).
         self.report = data if output == "-" else {

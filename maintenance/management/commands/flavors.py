@@ -30,6 +30,9 @@ class Command(MaintenanceCommand):
             usage = {"list": "flavors list", "add": "flavors add NAME CLASS:N,...",
                      "delete": "flavors delete NAME"}[action]
             raise ValueError(f"usage: {usage}")
+        if any("\x00" in text for text in (name or "", resources or "")):
+            # No flavor holds one, and PostgreSQL cannot be asked about it.
+            raise ValueError("a flavor's name and resources hold no NUL character")
         if dry_run and action == "add":
             spec = services.flavor_parse(name=name, resources=resources)
             text = services.flavor_text(spec)

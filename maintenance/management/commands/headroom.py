@@ -33,8 +33,9 @@ class Command(MaintenanceCommand):
                 known = {f.name: f for f in flavors}
                 unknown = [name for name in flavor if name not in known]
                 if unknown:
-                    raise ValueError(f"no flavor named {', '.join(unknown)} (PLACEMENT_FLAVORS "
-                                     "or stored: placement-manage flavors list)")
+                    raise ValueError(f"no flavor named {', '.join(map(repr, unknown))} "
+                                     "(PLACEMENT_FLAVORS or stored: placement-manage flavors "
+                                     "list)")
                 flavors = [known[name] for name in flavor]
         figures = headroom(flavors)
         self.report = {"headroom": [

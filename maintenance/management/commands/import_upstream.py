@@ -33,7 +33,9 @@ class Command(MaintenanceCommand):
         except DumpError:
             raise
         except Exception as exc:  # driver errors: unreachable, missing tables, ...
-            raise CommandError(f"cannot read the upstream database: {exc}", returncode=EXIT_ERROR)
+            # One line: psycopg's messages go on with hints on a second.
+            raise CommandError(f"cannot read the upstream database: {exc}".splitlines()[0],
+                               returncode=EXIT_ERROR)
         print_counts(self, load_data(data, dry_run=dry_run, source="import_upstream",
                                      allow_over_capacity=allow_over_capacity), dry_run)
         return EXIT_OK

@@ -30,7 +30,7 @@ class Command(MaintenanceCommand):
         try:
             nodes = provider_forest(root_uuid=root)
         except errors.NotFound:
-            raise CommandError(f"no resource provider {root}", returncode=EXIT_ERROR)
+            raise CommandError(f"no resource provider {root!r}", returncode=EXIT_ERROR)
         render = {"text": _text, "dot": _dot, "json": _json}[format]
         self.stdout.write(render(nodes), ending="")
         return EXIT_OK
