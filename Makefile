@@ -120,9 +120,19 @@ test-fuzz: venv
 
 # Browser tests of the operator console: Debian's chromium + Playwright
 # (no browser download). Screenshots land in tests/browser/screenshots/.
-test-browser: venv
-	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+# browser-deps installs both (Playwright into .venv, once per
+# requirements-browser.txt); .ci/run makes it before starting steps side by
+# side, so nothing installs into .venv while other steps run from it.
+BROWSER_STAMP := $(VENV)/.browser-installed
+$(BROWSER_STAMP): $(STAMP) requirements-browser.txt
 	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements-browser.txt
+	touch $(BROWSER_STAMP)
+
+.PHONY: browser-deps
+browser-deps: $(BROWSER_STAMP)
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+test-browser: browser-deps
 	env -u DATABASE_URL $(VENV)/bin/python -m pytest -m browser tests/browser
 
 # Perfload-style timing of GET /allocation_candidates on PostgreSQL behind
