@@ -46,10 +46,13 @@ demo: venv
 # (a space-separated list: postgres://... and/or mysql://...; CI sets it), e.g.
 #   PLACEMENT_TEST_DATABASE_URL="postgres://root@127.0.0.1:5432/placement \
 #     mysql://root@127.0.0.1:3306/placement_test" make test
+# PYTEST_ARGS go to each run, e.g. PYTEST_ARGS="-n 2" for two pytest-xdist
+# workers (each its own test database, test_<name>_gw0 and _gw1).
+PYTEST_ARGS ?=
 test: venv test-sqlite test-databases
 
 test-sqlite: venv
-	env -u DATABASE_URL $(VENV)/bin/python -m pytest
+	env -u DATABASE_URL $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 test-databases: venv
 	@if [ -z "$$PLACEMENT_TEST_DATABASE_URL" ]; then \
@@ -57,7 +60,7 @@ test-databases: venv
 	fi
 	@set -e; for url in $$PLACEMENT_TEST_DATABASE_URL; do \
 		echo "== again on $$url"; \
-		DATABASE_URL="$$url" $(VENV)/bin/python -m pytest; \
+		DATABASE_URL="$$url" $(VENV)/bin/python -m pytest $(PYTEST_ARGS); \
 	done
 
 test-postgres: test-databases
