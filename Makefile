@@ -46,10 +46,13 @@ demo: venv
 # (a space-separated list: postgres://... and/or mysql://...; CI sets it), e.g.
 #   PLACEMENT_TEST_DATABASE_URL="postgres://root@127.0.0.1:5432/placement \
 #     mysql://root@127.0.0.1:3306/placement_test" make test
+# PYTEST_ARGS go to each run, e.g. PYTEST_ARGS="-n 2" for two pytest-xdist
+# workers (each its own test database, test_<name>_gw0 and _gw1).
+PYTEST_ARGS ?=
 test: venv test-sqlite test-databases
 
 test-sqlite: venv
-	env -u DATABASE_URL $(VENV)/bin/python -m pytest
+	env -u DATABASE_URL $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 test-databases: venv
 	@if [ -z "$$PLACEMENT_TEST_DATABASE_URL" ]; then \
@@ -57,7 +60,7 @@ test-databases: venv
 	fi
 	@set -e; for url in $$PLACEMENT_TEST_DATABASE_URL; do \
 		echo "== again on $$url"; \
-		DATABASE_URL="$$url" $(VENV)/bin/python -m pytest; \
+		DATABASE_URL="$$url" $(VENV)/bin/python -m pytest $(PYTEST_ARGS); \
 	done
 
 test-postgres: test-databases
@@ -79,19 +82,23 @@ conformance: venv
 # sequence of requests; .ci/difftest_gate.py then fails on any difference
 # that is not upstream's own bug or harmless (README: "Deliberate
 # differences from upstream"). DIFFTEST_DIR is the tester (.ci/run names
-# it). A seed takes at most about 5 minutes: the tester stops sending after
-# 240 s, then the servers stop (two seeds: 9 minutes on a loaded 2-core machine).
+# it). A seed sends DIFFTEST_STEPS requests unless DIFFTEST_TIME_LIMIT
+# seconds pass first (the gate prints each seed's count and notes a cut);
+# 400 steps took about 2 minutes a seed alone on the 2-core machine (two
+# seeds: 4.7 minutes); CI, running other steps beside it, allows 600 s.
 DIFFTEST_DIR ?=
 DIFFTEST_UPSTREAM_VENV ?= $(HOME)/.cache/placement-difftest/upstream
 SEEDS ?= 1 2
 DIFFTEST_STEPS ?= 400
+DIFFTEST_TIME_LIMIT ?= 240
 DIFFTEST_DB ?= pg
 difftest: venv
 	@test -n "$(DIFFTEST_DIR)" || { echo "make difftest: set DIFFTEST_DIR to the differential tester's directory"; exit 2; }
 	test -x $(DIFFTEST_UPSTREAM_VENV)/bin/placement-manage || \
 		UPSTREAM_VENV=$(DIFFTEST_UPSTREAM_VENV) $(DIFFTEST_DIR)/setup.sh
 	UPSTREAM_VENV=$(DIFFTEST_UPSTREAM_VENV) $(VENV)/bin/python .ci/difftest_gate.py \
-		--tester $(DIFFTEST_DIR) --seeds "$(SEEDS)" --steps $(DIFFTEST_STEPS) --db $(DIFFTEST_DB)
+		--tester $(DIFFTEST_DIR) --seeds "$(SEEDS)" --steps $(DIFFTEST_STEPS) \
+		--time-limit $(DIFFTEST_TIME_LIMIT) --db $(DIFFTEST_DB)
 
 # The real-Keystone integration test (tests/keystone): installs Keystone and
 # keystonemiddleware (requirements-keystone.txt) in a throwaway virtualenv
@@ -120,9 +127,19 @@ test-fuzz: venv
 
 # Browser tests of the operator console: Debian's chromium + Playwright
 # (no browser download). Screenshots land in tests/browser/screenshots/.
-test-browser: venv
-	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+# browser-deps installs both (Playwright into .venv, once per
+# requirements-browser.txt); .ci/run makes it before starting steps side by
+# side, so nothing installs into .venv while other steps run from it.
+BROWSER_STAMP := $(VENV)/.browser-installed
+$(BROWSER_STAMP): $(STAMP) requirements-browser.txt
 	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements-browser.txt
+	touch $(BROWSER_STAMP)
+
+.PHONY: browser-deps
+browser-deps: $(BROWSER_STAMP)
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+test-browser: browser-deps
 	env -u DATABASE_URL $(VENV)/bin/python -m pytest -m browser tests/browser
 
 # Perfload-style timing of GET /allocation_candidates on PostgreSQL behind

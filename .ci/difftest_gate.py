@@ -3,6 +3,7 @@
 without a known, accepted reason.
 
     difftest_gate.py --tester DIR --seeds "1 2" [--steps 400] [--db pg|sqlite]
+                     [--time-limit 240]
 
 DIR is the differential tester (its run_seeds.sh and triage.py; the
 Makefile's `difftest` target passes it). The tester's own exit status says
@@ -13,6 +14,11 @@ unexplained (a new one), or when a seed produced no summary. Upstream's
 own bugs, harmless differences (error wording, 1 vs 1.0, ...) and what
 follows from a write only upstream refused pass: the README's "Deliberate
 differences from upstream" lists them.
+
+Each seed sends its STEPS steps unless --time-limit seconds pass first
+(the tester's own bound); the gate prints each seed's count and says when
+one was cut short, so a slow run that checked less does not pass
+unnoticed. CI runs this beside other steps and allows 600 s.
 """
 import argparse
 import os
@@ -43,12 +49,28 @@ def _follows_u6(label: str, rows) -> bool:
     return u6 and not b06_direct
 
 
+def _seed_line(seed_dir: str) -> str:
+    """The tester's first summary line for a seed: its steps sent and time,
+    with a note when the time limit cut it short."""
+    try:
+        with open(os.path.join(seed_dir, "summary.txt")) as fh:
+            first = fh.readline().strip()
+    except OSError:
+        return f"{os.path.basename(seed_dir)}: no summary.txt"
+    head = first.split(" up=")[0]
+    if "stopped by --time-limit" in first:
+        head += " -- NOTE: fewer steps than asked; the machine was slow"
+    return head
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tester", required=True, help="the differential tester's directory")
     parser.add_argument("--seeds", default="1 2")
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--db", choices=("pg", "sqlite"), default="pg")
+    parser.add_argument("--time-limit", type=float, default=240,
+                        help="seconds after which each seed stops sending (the tester's bound)")
     parser.add_argument("--judge", metavar="RUNS",
                         help="judge the seed directories already in RUNS (the tester's OUT) "
                         "instead of running the seeds")
@@ -65,7 +87,8 @@ def main() -> int:
         env = dict(os.environ, PROJECT_DIR=os.getcwd(), PROJ_DB=args.db, DIFFTEST_TMP=work,
                    OUT=runs)
         run = subprocess.run(
-            [os.path.join(tester, "run_seeds.sh"), args.seeds, str(args.steps)], env=env)
+            [os.path.join(tester, "run_seeds.sh"), args.seeds, str(args.steps),
+             "--time-limit", str(args.time_limit)], env=env)
         if run.returncode != 0:
             print(f"difftest gate: the tester did not run (exit {run.returncode})")
             return 1
@@ -75,6 +98,8 @@ def main() -> int:
     if missing:
         print(f"difftest gate: no summary for {', '.join(map(os.path.basename, missing))}")
         return 1
+    for d in dirs:
+        print("difftest gate:", _seed_line(d))
     triage = subprocess.run([python, os.path.join(tester, "triage.py"), *dirs,
                              "--show-unexplained", "20"],
                             capture_output=True, text=True)

@@ -4,8 +4,12 @@
 ``${XDG_CACHE_HOME:-~/.cache}/placement-keystone/venv-<hash>``, where the
 hash covers the requirement files and the Python version, so a change to
 either builds a fresh one.  A venv whose install did not finish (no
-``.complete`` marker) is thrown away and built again.
+``.complete`` marker) is thrown away and built again.  Builds hold an
+exclusive lock (``venv-<hash>.lock`` beside it), so two test runs started
+at once (CI runs several steps side by side) build it once: the second
+waits, then finds it complete.
 """
+import fcntl
 import hashlib
 import os
 import shutil
@@ -30,9 +34,18 @@ def cached_venv(name, requirement_files, log=None):
     marker = venv / ".complete"
     if marker.exists():
         return venv
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f"{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.exists():  # built by another run while this one waited
+            return venv
+        return _build(venv, requirement_files, log)
+
+
+def _build(venv, requirement_files, log):
+    marker = venv / ".complete"
     if venv.exists():
         shutil.rmtree(venv)
-    venv.parent.mkdir(parents=True, exist_ok=True)
     if log is not None:
         log(f"building {venv}")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

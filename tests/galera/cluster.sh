@@ -6,7 +6,8 @@
 #   cluster.sh restart N    start node N again; it rejoins by state transfer
 # Node N serves SQL on 127.0.0.1:$((GALERA_SQL_PORT + N)); Galera itself
 # uses three ports per node from GALERA_BASE_PORT. Run as root: the nodes
-# run as the mysql user (rsync state transfer needs that).
+# run as the mysql user (rsync state transfer needs that), with their
+# temporary files in $DIR/nN/tmp (the caller's TMPDIR may be root's own).
 set -eu
 DIR=${GALERA_DIR:-/tmp/placement-galera}
 SQL_PORT=${GALERA_SQL_PORT:-3320}
@@ -23,6 +24,7 @@ datadir=$DIR/n$n/data
 socket=$DIR/n$n/mysqld.sock
 pid-file=$DIR/n$n/mysqld.pid
 log-error=$DIR/n$n/error.log
+tmpdir=$DIR/n$n/tmp
 port=$((SQL_PORT + n))
 bind-address=127.0.0.1
 skip-name-resolve
@@ -64,9 +66,9 @@ wait_ready() {  # wait_ready N SECONDS
 
 launch() {  # launch N [extra args]
     n=$1; shift
-    mkdir -p "$DIR/n$n/data"
+    mkdir -p "$DIR/n$n/data" "$DIR/n$n/tmp"
     chown -R mysql:mysql "$DIR"
-    mariadbd --defaults-file="$DIR/n$n/my.cnf" "$@" >>"$DIR/n$n/stdout.log" 2>&1 &
+    TMPDIR="$DIR/n$n/tmp" mariadbd --defaults-file="$DIR/n$n/my.cnf" "$@" >>"$DIR/n$n/stdout.log" 2>&1 &
 }
 
 case "${1:-}" in
@@ -74,10 +76,12 @@ start)
     "$0" stop >/dev/null 2>&1 || true
     rm -rf "$DIR"
     mkdir -p "$DIR"
-    for n in 1 2 3; do mkdir -p "$DIR/n$n/data"; cnf $n >"$DIR/n$n/my.cnf"; done
+    for n in 1 2 3; do mkdir -p "$DIR/n$n/data" "$DIR/n$n/tmp"; cnf $n >"$DIR/n$n/my.cnf"; done
     chown -R mysql:mysql "$DIR"
-    mariadb-install-db --defaults-file="$DIR/n1/my.cnf" --user=mysql \
-        --auth-root-authentication-method=normal >"$DIR/install.log" 2>&1
+    TMPDIR="$DIR/n1/tmp" mariadb-install-db --defaults-file="$DIR/n1/my.cnf" --user=mysql \
+        --auth-root-authentication-method=normal >"$DIR/install.log" 2>&1 || {
+        echo "galera: mariadb-install-db failed; $DIR/n1/error.log says:" >&2
+        tail -5 "$DIR/n1/error.log" >&2; exit 1; }
     launch 1 --wsrep-new-cluster
     wait_ready 1 60
     sql 1 "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION"
