@@ -85,7 +85,7 @@ conformance: venv
 # it). A seed sends DIFFTEST_STEPS requests unless DIFFTEST_TIME_LIMIT
 # seconds pass first (the gate prints each seed's count and notes a cut);
 # 400 steps took about 2 minutes a seed alone on the 2-core machine (two
-# seeds: 4.7 minutes); CI, running other steps beside it, allows 600 s.
+# seeds: 4.7 minutes); CI, running other steps beside it, allows 900 s.
 DIFFTEST_DIR ?=
 DIFFTEST_UPSTREAM_VENV ?= $(HOME)/.cache/placement-difftest/upstream
 SEEDS ?= 1 2

@@ -18,7 +18,7 @@ differences from upstream" lists them.
 Each seed sends its STEPS steps unless --time-limit seconds pass first
 (the tester's own bound); the gate prints each seed's count and says when
 one was cut short, so a slow run that checked less does not pass
-unnoticed. CI runs this beside other steps and allows 600 s.
+unnoticed. CI runs this beside other steps and allows 900 s.
 """
 import argparse
 import os
