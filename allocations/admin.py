@@ -17,7 +17,7 @@ from allocations.models import (
     UsageSnapshot,
     User,
 )
-from placement_site.admin import ReadOnlyAdmin, ReadOnlyInline, ServiceWritesAdmin
+from placement_core.admin import ReadOnlyAdmin, ReadOnlyInline, ServiceWritesAdmin
 
 ALLOCATIONS_READ_ONLY = (
     "Allocations are read-only in the admin: they are written through the API "

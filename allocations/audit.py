@@ -41,8 +41,8 @@ from django.utils import timezone
 from allocations import services
 from allocations.models import Allocation, Consumer
 from allocations.selectors import consumers_empty, consumers_incomplete
-from placement_site import errors, request_scope
-from placement_site.uuids import normalize_uuid
+from placement_core import errors, request_scope
+from placement_core.uuids import normalize_uuid
 from providers.models import Inventory, ResourceProvider, capacity_of
 from resource_classes.api.schemas import CUSTOM_NAME_PATTERN
 from resource_classes.models import ResourceClass, Trait

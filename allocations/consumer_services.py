@@ -12,7 +12,7 @@ from allocations import history
 from allocations.models import Allocation, Consumer, Project, User
 from allocations.selectors import consumers_incomplete
 from allocations.services import get_or_create_by_name
-from placement_site import request_scope
+from placement_core import request_scope
 
 
 def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> int:

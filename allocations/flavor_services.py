@@ -6,9 +6,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from allocations.models import Flavor
-from placement_site import errors
-from placement_site.querystring import Flavor as FlavorSpec
-from placement_site.querystring import parse_flavors
+from placement_core import errors
+from placement_core.querystring import Flavor as FlavorSpec
+from placement_core.querystring import parse_flavors
 from resource_classes.models import ResourceClass
 
 

@@ -6,7 +6,7 @@ from django import forms
 
 from allocations import flavor_services
 from allocations.models import Flavor
-from placement_site import errors
+from placement_core import errors
 
 
 class FlavorForm(forms.ModelForm):

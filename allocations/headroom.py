@@ -29,7 +29,7 @@ from django.db.models import Sum
 
 from allocations import models
 from allocations.models import Allocation
-from placement_site.querystring import Flavor, parse_resources
+from placement_core.querystring import Flavor, parse_resources
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, capacity_of, unit_ok
 from providers.selectors import DISABLED_TRAIT
 

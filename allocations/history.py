@@ -3,7 +3,7 @@
 The services call :func:`snapshot` before they delete a consumer's rows and
 :func:`record` after they wrote the new ones, inside the write's own
 transaction: a write that fails or rolls back leaves no record.  Who made
-the change comes from placement_site.request_scope (bound by the edge for
+the change comes from placement_core.request_scope (bound by the edge for
 API requests, by the commands for theirs).  With
 ``PLACEMENT_ALLOCATION_HISTORY`` off both calls do nothing (no query).
 
@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from allocations import write_sql
 from allocations.models import Allocation, AllocationChange
-from placement_site import request_scope
+from placement_core import request_scope
 
 
 def enabled() -> bool:

@@ -63,8 +63,8 @@ from django.utils import timezone
 
 from allocations import history, write_sql
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from placement_site import errors
-from placement_site.uuids import normalize_uuid
+from placement_core import errors
+from placement_core.uuids import normalize_uuid
 from providers.models import unit_ok
 
 LOG = logging.getLogger(__name__)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.utils import timezone
 
-from placement_site.database import placeholders
+from placement_core.database import placeholders
 from providers.models import capacity_of
 
 

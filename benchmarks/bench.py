@@ -216,7 +216,7 @@ def _env(database_url, extra=None):
            if not k.startswith(("PLACEMENT_", "OS_")) and k != "DJANGO_SETTINGS_MODULE"}
     env.update(DATABASE_URL=database_url, PLACEMENT_AUTH_STRATEGY="noauth2",
                PLACEMENT_LOG_LEVEL="WARNING", PLACEMENT_REQUEST_LOG_LEVEL="WARNING",
-               # Each answer says its database time (placement_site/dbtiming.py).
+               # Each answer says its database time (placement_core/dbtiming.py).
                PLACEMENT_TIMING_HEADERS="1")
     env.update(extra or {})
     return env

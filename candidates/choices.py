@@ -17,7 +17,7 @@ from django.conf import settings
 
 from candidates import combiner, sql
 from candidates.context import ResolvedGroup, SearchContext, TreeProvider, load_trees
-from placement_site import errors
+from placement_core import errors
 from providers.models import unit_ok
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import os_traits
 
 from candidates import sql
-from placement_site import errors
-from placement_site.querystring import CandidateRequest, RequestGroup
+from placement_core import errors
+from placement_core.querystring import CandidateRequest, RequestGroup
 from providers.models import capacity_of
 
 SHARES_TRAIT = os_traits.MISC_SHARES_VIA_AGGREGATE

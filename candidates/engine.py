@@ -1,7 +1,7 @@
 """The allocation-candidate engine: a CandidateRequest in, a CandidateResult out.
 
 No HTTP and no JSON here: the API view (``candidates.api.views``)
-parses the query with ``placement_site.querystring``, calls
+parses the query with ``placement_core.querystring``, calls
 :func:`find_candidates` and renders the result; the console's explainer
 calls the same function.
 
@@ -39,8 +39,8 @@ from candidates import combiner
 from candidates.choices import Trees, problem
 from candidates.context import SearchContext, load_sharing, resolve, smallest_amounts
 from candidates.summaries import ProviderSummary, summaries
-from placement_site import errors
-from placement_site.querystring import CandidateRequest
+from placement_core import errors
+from placement_core.querystring import CandidateRequest
 
 __all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_candidates"]
 

@@ -49,9 +49,9 @@ from candidates.explanation import (
     Step,
 )
 from candidates.query import group_text, request_text
-from placement_site import errors
-from placement_site.querystring import CandidateRequest
-from placement_site.uuids import normalize_uuid
+from placement_core import errors
+from placement_core.querystring import CandidateRequest
+from placement_core.uuids import normalize_uuid
 from providers.models import (
     Inventory,
     ProviderAggregate,

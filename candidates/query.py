@@ -4,7 +4,7 @@ the explainer (``GET /explain``, the console, ``explain_candidates``).
 
 The query string is validated as a flat object (each key mapped to its last
 value) before the request groups are parsed by the grammar
-(``placement_site.querystring``); a failure is a 400 reading
+(``placement_core.querystring``); a failure is a 400 reading
 ``Invalid query string parameters: <validator message>``.
 """
 from __future__ import annotations
@@ -13,9 +13,9 @@ import copy
 
 from django.http import QueryDict
 
-from placement_site import errors
-from placement_site.microversion import MAX_VERSION
-from placement_site.querystring import (
+from placement_core import errors
+from placement_core.microversion import MAX_VERSION
+from placement_core.querystring import (
     CandidateRequest,
     last_values,
     parse_candidate_request,

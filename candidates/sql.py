@@ -18,9 +18,9 @@ hot, and easier to read and EXPLAIN written out.
 """
 from django.db import connection, connections
 
-from placement_site.database import placeholders
-from placement_site.replica import read_alias
-from placement_site.uuids import normalize_uuid
+from placement_core.database import placeholders
+from placement_core.replica import read_alias
+from placement_core.uuids import normalize_uuid
 from providers.models import capacity_sql
 
 
@@ -38,7 +38,7 @@ def _in(column: str, values) -> tuple[str, list]:
 
 
 def _fetch(sql: str, params=()) -> list:
-    # The replica when the candidates view reads from one (placement_site.replica).
+    # The replica when the candidates view reads from one (placement_core.replica).
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, list(params))
         return cursor.fetchall()

@@ -3,8 +3,8 @@ threshold, the audit's migration age): a value that cannot be used is a
 message for the page, never an error."""
 from console import selectors
 # A NUL character anywhere is refused before a page reads anything, the
-# admin's way (placement_site.admin.AdminInputMiddleware).
-from placement_site.querystring import nul_problem  # noqa: F401
+# admin's way (placement_core.admin.AdminInputMiddleware).
+from placement_core.querystring import nul_problem  # noqa: F401
 
 SORTS = {"name": "name", "full": "fullest first", "empty": "emptiest first"}
 

@@ -6,7 +6,7 @@ from django.shortcuts import render
 
 from console import charts, selectors
 from console.views import staff_required
-from placement_site import errors
+from placement_core import errors
 
 DRAIN_SHOWN = 200
 

@@ -25,7 +25,7 @@ from allocations import flavor_services
 from allocations.forms import FlavorForm
 from console import charts, params, paste, selectors
 from console.throttle import ThrottledAuthenticationForm
-from placement_site import errors
+from placement_core import errors
 
 PAGE_SIZE = 50
 ASSETS = Path(__file__).resolve().parent / "static" / "console"

@@ -17,8 +17,8 @@ import uuid
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 
 from maintenance.dump import DumpError
-from placement_site import request_scope
-from placement_site.errors import PlacementError
+from placement_core import request_scope
+from placement_core.errors import PlacementError
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from allocations.audit import invalid_rows
 from allocations.selectors import consumers_incomplete
 from providers.models import ResourceProvider
-from placement_site import policy
+from placement_core import policy
 from resource_classes.models import ResourceClass, Trait
 
 

@@ -69,7 +69,7 @@ def _say_database():
     """Which database the command works on, on stderr (stdout is for tools)."""
     from django.conf import settings
 
-    from placement_site.state import describe_database
+    from placement_core.state import describe_database
 
     print(f"placement-manage: database {describe_database(settings.DATABASES['default'])}",
           file=sys.stderr)

@@ -23,7 +23,7 @@ from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpError
 from maintenance.validation import MAX_SHOWN, dump_problems, state_problems
 from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
-from placement_site import request_scope
+from placement_core import request_scope
 from resource_classes.models import ResourceClass, Trait
 
 

@@ -16,7 +16,7 @@ from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpEr
 def _connect(url: str):
     """A DB-API connection for ``url`` (SQLAlchemy spellings such as
     upstream's ``mysql+pymysql://`` included)."""
-    from placement_site.database import dbapi_connect
+    from placement_core.database import dbapi_connect
 
     try:
         return dbapi_connect(url)

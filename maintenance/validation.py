@@ -13,7 +13,7 @@ import os_resource_classes
 import os_traits
 
 from allocations.api import schemas as allocation_schemas
-from placement_site.uuids import normalize_uuid
+from placement_core.uuids import normalize_uuid
 from providers.api import inventory_schemas, schemas as provider_schemas
 from providers.inventory_services import inventory_problem
 from resource_classes.api.schemas import CUSTOM_NAME_PATTERN

@@ -58,7 +58,7 @@ OPTIONS = [
     ("cors", cfg.ListOpt("allow_headers", default=[]),
      "PLACEMENT_CORS_ALLOW_HEADERS", "PLACEMENT_CORS_ALLOW_HEADERS"),
     # --- Deployment from the package (state, logging, proxies, CORS) ------
-    # Where an installed copy writes (placement_site/state.py).
+    # Where an installed copy writes (placement_core/state.py).
     ("placement", cfg.StrOpt("state_path"), "PLACEMENT_STATE_PATH", "PLACEMENT_STATE_PATH"),
     ("placement", cfg.StrOpt("static_root"), "PLACEMENT_STATIC_ROOT", "PLACEMENT_STATIC_ROOT"),
     # Upstream's logging options (placement_site/logsetup.py).
@@ -73,7 +73,7 @@ OPTIONS = [
     # X-Forwarded-* / Forwarded from a trusted proxy (placement_site/proxy.py).
     ("oslo_middleware", cfg.BoolOpt("enable_proxy_headers_parsing", default=False),
      "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING", "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"),
-    # The rest of oslo.middleware's [cors] options (placement_site/cors.py).
+    # The rest of oslo.middleware's [cors] options (placement_core/cors.py).
     ("cors", cfg.ListOpt("allow_methods", default=["GET", "PUT", "POST", "DELETE", "PATCH"]),
      "PLACEMENT_CORS_ALLOW_METHODS", "PLACEMENT_CORS_ALLOW_METHODS"),
     ("cors", cfg.ListOpt("expose_headers", default=[]),
@@ -84,7 +84,7 @@ OPTIONS = [
      "PLACEMENT_CORS_ALLOW_CREDENTIALS", "PLACEMENT_CORS_ALLOW_CREDENTIALS"),
     *[("placement_database", opt, variable, name) for opt, variable, name in (
         # Upstream's connection options, mapped onto Django and the drivers
-        # by placement_site.database (README "Database connections").
+        # by placement_core.database (README "Database connections").
         (cfg.IntOpt("max_pool_size", min=1), None, "DB_MAX_POOL_SIZE"),
         (cfg.IntOpt("max_overflow", default=50, min=0), None, "DB_MAX_OVERFLOW"),
         (cfg.IntOpt("pool_timeout", default=10, min=1), None, "DB_POOL_TIMEOUT"),
@@ -98,7 +98,7 @@ OPTIONS = [
          "PLACEMENT_DB_CONNECT_TIMEOUT", "PLACEMENT_DB_CONNECT_TIMEOUT"),
         (cfg.IntOpt("statement_timeout", default=10, min=0),
          "PLACEMENT_DB_STATEMENT_TIMEOUT", "PLACEMENT_DB_STATEMENT_TIMEOUT"),
-        # Reads from a streaming replica (placement_site.replica).
+        # Reads from a streaming replica (placement_core.replica).
         (cfg.StrOpt("slave_connection", secret=True),
          "PLACEMENT_DB_REPLICA_URL", "DATABASE_REPLICA_CONNECTION"),
         (cfg.FloatOpt("replica_max_lag", default=0.0, min=0),
@@ -292,7 +292,7 @@ def load(environ=None):
             values[name] = opt.default
         else:
             values[name] = parse(opt, raw, variable)
-    from placement_site.querystring import parse_flavors
+    from placement_core.querystring import parse_flavors
 
     try:
         values["PLACEMENT_FLAVORS"] = parse_flavors(values["PLACEMENT_FLAVORS"])

@@ -3,7 +3,7 @@ of the Django WSGI application.
 
 auth_token validates the ``X-Auth-Token`` of every request with Keystone
 and passes on the caller's identity in ``X-User-Id``, ``X-Project-Id``,
-``X-Roles``, ``OpenStack-System-Scope``...; ``placement_site.edge`` builds
+``X-Roles``, ``OpenStack-System-Scope``...; ``placement_core.edge`` builds
 the request context from those.  An invalid or missing token is answered
 401 by auth_token itself (with ``WWW-Authenticate: Keystone uri=...``).
 ``GET /`` (the version document) needs no token, nor do the non-API pages
@@ -128,7 +128,7 @@ def wrap(app, environ=None):
     """``app`` behind auth_token; ``/`` and the non-API pages (Django admin,
     console, API docs, static files: they have their own login or none)
     go straight to ``app``."""
-    from placement_site.edge import is_api_path
+    from placement_core.edge import is_api_path
 
     auth_token = _import_auth_token()
     protected = auth_token.AuthProtocol(_marked(app), middleware_conf(environ))

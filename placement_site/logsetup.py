@@ -33,7 +33,7 @@ _RECORD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 def request_ids():
     """(request id, global request id) of the API request being served, or ("", "")."""
-    from placement_site import request_scope
+    from placement_core import request_scope
 
     return request_scope.bound_ids()
 
@@ -140,7 +140,7 @@ def build(values):
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"escape": {"()": "placement_site.requestlog.EscapeControlCharacters"}},
+        "filters": {"escape": {"()": "placement_core.requestlog.EscapeControlCharacters"}},
         "formatters": {
             "plain": {"format": "%(message)s"},
             "syslog": {"format": "placement: %(levelname)s %(name)s %(message)s"},
@@ -150,7 +150,7 @@ def build(values):
         "root": {"handlers": list(handlers), "level": level},
         "loggers": {
             "django.request": {"level": "ERROR"},
-            # One line per API request (placement_site/requestlog.py).
+            # One line per API request (placement_core/requestlog.py).
             "placement.requestlog": {"level": values.get("PLACEMENT_REQUEST_LOG_LEVEL", "INFO")},
         },
         # Read by configure() below, not by dictConfig.

@@ -7,8 +7,9 @@ for every server it starts (conformance/targets.py).
 import os
 from pathlib import Path
 
-from placement_site import config, logsetup, state
-from placement_site.database import (
+from placement_core import state
+from placement_site import config, logsetup
+from placement_core.database import (
     DEFAULT_MYSQL_SQL_MODE, Limits, database_settings, replica_settings, serving,
 )
 
@@ -29,7 +30,7 @@ except config.ConfigError as exc:
     raise SystemExit(f"placement: {exc}")
 LOGGING_CONFIG = "placement_site.logsetup.configure"
 
-# Where this copy writes (placement_site/state.py): never inside the package.
+# Where this copy writes (placement_core/state.py): never inside the package.
 PLACEMENT_STATE_PATH = state.state_path(_CONFIG["PLACEMENT_STATE_PATH"], BASE_DIR, os.environ)
 
 DEVELOPMENT_SECRET_KEY = "placement-insecure-development-key-change-me"
@@ -74,7 +75,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     # The project's apps in dependency order: each may import the ones above it.
-    "placement_site",  # the HTTP edge, shared API and admin helpers; policy_show
+    "placement_core",  # the shared kernel: HTTP edge, API and admin helpers; policy_show
     "resource_classes",
     "providers",
     "allocations",
@@ -88,11 +89,11 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # CORS (off unless PLACEMENT_CORS_ALLOWED_ORIGINS is set): preflights are
     # answered before authentication.
-    "placement_site.cors.CORSMiddleware",
+    "placement_core.cors.CORSMiddleware",
     # The Placement HTTP edge: request ids, auth, microversions, error
     # format, cache headers.  It only acts on API paths (not /admin/,
     # /console/, /static/, /api/).
-    "placement_site.edge.PlacementEdgeMiddleware",
+    "placement_core.edge.PlacementEdgeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (WhiteNoise), before sessions and auth: no database work.
     "placement_site.staticfiles.PlacementStaticMiddleware",
@@ -103,7 +104,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     # /admin/ only: NUL characters, 100 KB searches and ids that are not ids
     # are refused with a 400 page before Django's views read them.
-    "placement_site.admin.AdminInputMiddleware",
+    "placement_core.admin.AdminInputMiddleware",
 ]
 if _CONFIG["PLACEMENT_CLICKJACKING_PROTECTION"]:
     MIDDLEWARE.append("django.middleware.clickjacking.XFrameOptionsMiddleware")
@@ -160,7 +161,7 @@ try:
 except ValueError as exc:
     raise SystemExit(f"placement: {exc}")
 DATABASES = {"default": _db}
-# Bulk reads from a streaming replica when one is configured (placement_site/replica.py).
+# Bulk reads from a streaming replica when one is configured (placement_core/replica.py).
 PLACEMENT_DB_REPLICA_MAX_LAG = _CONFIG["PLACEMENT_DB_REPLICA_MAX_LAG"]
 if _CONFIG["DATABASE_REPLICA_CONNECTION"]:
     try:
@@ -169,9 +170,9 @@ if _CONFIG["DATABASE_REPLICA_CONNECTION"]:
             conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"], limits=_limits)
     except ValueError as exc:
         raise SystemExit(f"placement: [placement_database] slave_connection: {exc}")
-    DATABASE_ROUTERS = ["placement_site.replica.ReplicaRouter"]
+    DATABASE_ROUTERS = ["placement_core.replica.ReplicaRouter"]
 # How long a starting server waits for an unreachable database before it
-# exits non-zero (placement_site.database.wait_for_database).
+# exits non-zero (placement_core.database.wait_for_database).
 PLACEMENT_DB_STARTUP_WAIT = _CONFIG["PLACEMENT_DB_STARTUP_WAIT"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -198,14 +199,14 @@ WHITENOISE_MAX_AGE = 3600
 
 REST_FRAMEWORK = {
     # Authentication and policy are done by the placement edge and by
-    # placement_site.policy, not by DRF.
+    # placement_core.policy, not by DRF.
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_PARSER_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "placement_site.negotiation.IgnoreAcceptNegotiation",
-    "EXCEPTION_HANDLER": "placement_site.api.exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "placement_core.negotiation.IgnoreAcceptNegotiation",
+    "EXCEPTION_HANDLER": "placement_core.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 
@@ -225,7 +226,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "placement_site.openapi.postprocess",
+        "placement_core.openapi.postprocess",
     ],
 }
 
@@ -270,7 +271,7 @@ PLACEMENT_LOGIN_CLIENT_ADDRESS_HEADER = _CONFIG["PLACEMENT_LOGIN_CLIENT_ADDRESS_
 
 
 # Named request shapes whose headroom the console and /metrics report
-# (allocations/headroom.py): a list of placement_site.querystring.Flavor.
+# (allocations/headroom.py): a list of placement_core.querystring.Flavor.
 PLACEMENT_FLAVORS = _CONFIG["PLACEMENT_FLAVORS"]
 
 # Benchmarks (make bench): X-Placement-DB-Time / -DB-Queries on API answers.

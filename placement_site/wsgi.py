@@ -3,7 +3,7 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-from placement_site import database as _database
+from placement_core import database as _database
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
 
@@ -30,7 +30,7 @@ elif settings.PLACEMENT_AUTH_STRATEGY != "noauth2":
 # A client that promises a body and does not send it would hold a worker
 # thread for ever: under gunicorn every read from (and write to) the client
 # waits at most PLACEMENT_CLIENT_TIMEOUT seconds; a body that does not come
-# is then a 400 (Django's UnreadablePostError, placement_site.errors).
+# is then a 400 (Django's UnreadablePostError, placement_core.errors).
 _django_application = application
 
 
@@ -57,7 +57,7 @@ import sys  # noqa: E402
 if settings.PLACEMENT_DB_STATEMENT_TIMEOUT:
     _database.install_statement_deadlines(settings.PLACEMENT_DB_STATEMENT_TIMEOUT)
 
-from placement_site import state as _state  # noqa: E402
+from placement_core import state as _state  # noqa: E402
 
 logging.getLogger("placement.startup").info(
     "placement: database %s; state directory %s",
@@ -70,7 +70,7 @@ except _database.DatabaseUnreachable as _exc:
     _database.exit_as_first_failed_worker(3)
 
 # Load the policy now, so that a bad PLACEMENT_POLICY_FILE stops start-up.
-from placement_site import policy as _policy  # noqa: E402
+from placement_core import policy as _policy  # noqa: E402
 
 _policy.get_enforcer()
 

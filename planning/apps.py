@@ -10,7 +10,7 @@ class PlanningConfig(AppConfig):
 
         from allocations.signals import claim_refused
         from candidates.signals import no_candidates
-        from placement_site import metrics
+        from placement_core import metrics
         from planning import failures
         from planning.metrics import PlanningCollector
 

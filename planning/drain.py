@@ -53,8 +53,8 @@ import os_traits
 from django.db.models import Sum
 
 from allocations.models import Allocation
-from placement_site import errors
-from placement_site.uuids import normalize_uuid
+from placement_core import errors
+from placement_core.uuids import normalize_uuid
 from planning.params import check_known, whole_number
 from providers.models import (
     Inventory,

@@ -42,7 +42,7 @@ from django.utils import timezone
 
 from candidates import explain
 from candidates.explanation import Explanation
-from placement_site import errors, metrics
+from placement_core import errors, metrics
 from planning.models import SchedulingFailure
 from providers.models import ResourceProvider
 from planning.params import check_known, whole_number

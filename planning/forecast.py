@@ -40,8 +40,8 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from allocations.models import Allocation, UsageSnapshot
-from placement_site import errors
-from placement_site.uuids import normalize_uuid
+from placement_core import errors
+from placement_core.uuids import normalize_uuid
 from planning.params import check_known, whole_number
 from providers.models import Inventory, ProviderTrait, capacity_of, unit_ok
 

@@ -1,7 +1,7 @@
 """The checks every planning query string goes through (the API, the console
 and the commands read their input through the features' ``arguments``)."""
-from placement_site import errors
-from placement_site.querystring import reject_nul
+from placement_core import errors
+from placement_core.querystring import reject_nul
 
 
 def check_known(query, known) -> None:

@@ -23,9 +23,9 @@ from django import forms
 from django.contrib import admin
 from django.utils.html import format_html
 
-from placement_site.admin import ReadOnlyAdmin, ServiceWritesAdmin
-from placement_site import errors
-from placement_site.uuids import normalize_uuid
+from placement_core.admin import ReadOnlyAdmin, ServiceWritesAdmin
+from placement_core import errors
+from placement_core.uuids import normalize_uuid
 from providers import inventory_services, locking, services
 from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 

@@ -33,9 +33,9 @@ Two modes:
 import django_filters
 from django import forms
 
-from placement_site import errors
-from placement_site import querystring
-from placement_site.microversion import MAX_VERSION
+from placement_core import errors
+from placement_core import querystring
+from placement_core.microversion import MAX_VERSION
 from providers import selectors
 from providers.models import ResourceProvider
 

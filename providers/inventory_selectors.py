@@ -1,8 +1,8 @@
 """Reads of a resource provider's inventories (the writes: inventory_services)."""
 from datetime import datetime, timezone
 
-from placement_site import errors
-from placement_site.api import UNDATED
+from placement_core import errors
+from placement_core.api import UNDATED
 from providers.models import Inventory, ResourceProvider
 from resource_classes.services import storable
 

@@ -3,7 +3,7 @@
 Every entry point is one transaction that locks the provider row
 (``providers.locking``), checks the client's generation under the lock
 where the request carries one, validates, writes, and bumps the provider's
-generation exactly once.  They raise ``placement_site.errors`` exceptions;
+generation exactly once.  They raise ``placement_core.errors`` exceptions;
 nothing is written when one is raised.
 
 ``apply_inventories`` is the locked core of a full replacement; the
@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
-from placement_site import errors
+from placement_core import errors
 from providers.locking import bump_provider_generation, check_provider_generation, lock_provider_by_uuid
 from providers.models import Inventory, ResourceProvider, capacity_of
 from resource_classes.models import ResourceClass

@@ -7,7 +7,7 @@ Call these inside ``transaction.atomic()``.
 """
 from django.db.models import F
 
-from placement_site import errors
+from placement_core import errors
 from providers.models import ResourceProvider
 from providers.selectors import provider_get
 

@@ -1,7 +1,7 @@
 """Reads of resource providers: one provider, the filtered list, aggregates, traits.
 
 The list: one ``filter_*`` function per rule (the query is parsed by
-``placement_site.querystring``), which ``providers.filters.ResourceProviderFilterSet``
+``placement_core.querystring``), which ``providers.filters.ResourceProviderFilterSet``
 (the API list and the console list) and ``providers_list`` are built from.
 The filtered list is one SQL statement; every filter is a
 ``pk IN (subquery)`` or ``NOT IN`` against the link tables, and parent and
@@ -21,9 +21,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Lower, Mod
 
-from placement_site import errors
-from placement_site.uuids import normalize_uuid
-from placement_site.querystring import MemberOf, RequiredTraits
+from placement_core import errors
+from placement_core.uuids import normalize_uuid
+from placement_core.querystring import MemberOf, RequiredTraits
 from providers.models import (
     Inventory,
     ProviderAggregate,

@@ -10,7 +10,7 @@ import uuid as uuid_lib
 
 from django.db import IntegrityError, connection, transaction
 
-from placement_site import errors
+from placement_core import errors
 from providers import locking
 from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.selectors import normalize_uuid, provider_get

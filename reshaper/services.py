@@ -47,7 +47,7 @@ from allocations.services import (
     provider_ids_of,
     run_with_retries,
 )
-from placement_site import errors
+from placement_core import errors
 from providers.inventory_services import InventorySpec, apply_inventories
 from providers.locking import check_provider_generation, lock_providers
 from providers.models import Inventory, ResourceProvider
@@ -170,7 +170,7 @@ def reshape(
 ) -> None:
     """Apply every inventory and allocation replacement, or none of them.
 
-    Raises ``placement_site.errors`` exceptions (400/409) and then changes
+    Raises ``placement_core.errors`` exceptions (400/409) and then changes
     nothing.
     """
     run_with_retries(lambda: _reshape_once(inventories, allocations), "the reshape")

@@ -4,7 +4,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django import forms
 
-from placement_site import errors
+from placement_core import errors
 from resource_classes import services
 from resource_classes.models import ResourceClass, Trait
 

@@ -3,7 +3,7 @@ from datetime import datetime, timezone
 
 from django.db.models import Exists, OuterRef
 
-from placement_site import errors
+from placement_core import errors
 from resource_classes.models import ResourceClass, Trait
 from resource_classes.services import storable
 

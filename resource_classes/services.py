@@ -12,7 +12,7 @@ import os_traits
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from placement_site import errors
+from placement_core import errors
 from resource_classes.models import CUSTOM_PREFIX, ResourceClass, Trait
 
 CUSTOM_NAME_RE = re.compile(r"^CUSTOM_[A-Z0-9_]+$")

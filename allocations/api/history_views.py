@@ -13,9 +13,9 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
 from allocations import history
-from placement_site import edge, errors
-from placement_site.policy import authorize
-from placement_site.uuids import normalize_uuid
+from placement_core import edge, errors
+from placement_core.policy import authorize
+from placement_core.uuids import normalize_uuid
 
 
 def _since(request):

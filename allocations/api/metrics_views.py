@@ -9,8 +9,8 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from allocations.metrics import CapacityCollector
-from placement_site import edge, errors, metrics
-from placement_site.policy import authorize
+from placement_core import edge, errors, metrics
+from placement_core.policy import authorize
 
 
 @require_GET

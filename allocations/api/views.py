@@ -12,8 +12,8 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from allocations import selectors, services, signals
 from allocations.api import schemas
-from placement_site import errors
-from placement_site.api import (
+from placement_core import errors
+from placement_core.api import (
     PlacementView,
     empty_response,
     error_response,
@@ -22,10 +22,10 @@ from placement_site.api import (
     validate,
     versioned,
 )
-from placement_site.policy import authorize
-from placement_site.querystring import last_values, validate_query
-from placement_site.replica import bulk_read
-from placement_site.uuids import normalize_uuid
+from placement_core.policy import authorize
+from placement_core.querystring import last_values, validate_query
+from placement_core.replica import bulk_read
+from placement_core.uuids import normalize_uuid
 
 
 def _consumer_uuid(raw):

@@ -22,10 +22,10 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from candidates import engine, explain, query, signals
 from candidates.api import schemas
 from candidates.api.render import encode, render
-from placement_site import edge, errors, metrics
-from placement_site.api import PlacementView, error_response, json_response, versioned
-from placement_site.policy import authorize
-from placement_site.replica import bulk_read
+from placement_core import edge, errors, metrics
+from placement_core.api import PlacementView, error_response, json_response, versioned
+from placement_core.policy import authorize
+from placement_core.replica import bulk_read
 
 _QUERY_DOC = [
     OpenApiParameter(name, str, description=text, required=False)

@@ -11,8 +11,8 @@ administrator, placement_site/policies).
 """
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from placement_site.api import PlacementView, error_response, json_response
-from placement_site.policy import authorize
+from placement_core.api import PlacementView, error_response, json_response
+from placement_core.policy import authorize
 from planning import drain, failures, forecast
 
 _AMOUNTS = {"type": "object", "properties": {

@@ -1,6 +1,6 @@
 """JSON Schemas (draft 4) for /resource_providers/{uuid}/inventories*.
 
-Request schemas are checked with ``placement_site.api.validate``; they are
+Request schemas are checked with ``placement_core.api.validate``; they are
 the same at every microversion (the 1.26 change, reserved == total, is a
 semantic rule in ``providers.inventory_services``). The response schemas
 only feed the OpenAPI document.

@@ -5,7 +5,7 @@ or ``providers.inventory_selectors`` (reads).
 """
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from placement_site.api import (
+from placement_core.api import (
     PlacementView,
     empty_response,
     error_response,
@@ -14,7 +14,7 @@ from placement_site.api import (
     unvaried_404,
     versioned,
 )
-from placement_site.policy import authorize
+from placement_core.policy import authorize
 from providers import inventory_selectors as selectors
 from providers import inventory_services as services
 from providers.api import inventory_schemas as schemas

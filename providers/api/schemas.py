@@ -1,6 +1,6 @@
 """JSON Schemas for resource providers, their aggregates and their traits.
 
-Bodies are validated with ``placement_site.api.validate``/``json_body``;
+Bodies are validated with ``placement_core.api.validate``/``json_body``;
 query strings of ``GET /resource_providers`` are validated as a flat
 ``{name: value}`` object (the last value of a repeated key) with
 ``query_schema_for``.  Each schema is picked by the request's microversion.

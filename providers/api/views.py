@@ -9,7 +9,7 @@ from django.http import HttpResponse
 from django.urls import get_script_prefix
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from placement_site.api import (
+from placement_core.api import (
     PlacementView,
     empty_response,
     error_response,
@@ -20,10 +20,10 @@ from placement_site.api import (
     unvaried_404,
     versioned,
 )
-from placement_site import errors
-from placement_site.policy import authorize
-from placement_site.querystring import last_values, reject_nul, validate_query
-from placement_site.replica import bulk_read
+from placement_core import errors
+from placement_core.policy import authorize
+from placement_core.querystring import last_values, reject_nul, validate_query
+from placement_core.replica import bulk_read
 from providers import selectors, services
 from providers.api import schemas
 from providers.filters import ResourceProviderFilterSet

@@ -2,8 +2,8 @@
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
 from allocations.services import ConsumerAllocations
-from placement_site.api import PlacementView, empty_response, error_response, json_body, versioned
-from placement_site.policy import authorize
+from placement_core.api import PlacementView, empty_response, error_response, json_body, versioned
+from placement_core.policy import authorize
 from providers.inventory_services import InventorySpec
 from reshaper import services
 from reshaper.api import schemas

@@ -1,6 +1,6 @@
 """JSON Schemas for the resource class and trait endpoints.
 
-Request schemas are validated with ``placement_site.api.validate``; the
+Request schemas are validated with ``placement_core.api.validate``; the
 response schemas only feed the OpenAPI document.
 """
 

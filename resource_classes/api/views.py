@@ -11,8 +11,8 @@ from django.urls import get_script_prefix
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from placement_site import errors
-from placement_site.api import (
+from placement_core import errors
+from placement_core.api import (
     PlacementView,
     empty_response,
     error_response,
@@ -23,8 +23,8 @@ from placement_site.api import (
     validate,
     versioned,
 )
-from placement_site.policy import authorize
-from placement_site.querystring import last_values, validate_query
+from placement_core.policy import authorize
+from placement_core.querystring import last_values, validate_query
 from resource_classes import selectors, services
 from resource_classes.api import schemas
 

@@ -4,7 +4,7 @@ nested trees, sharing pools counted once, per aggregate)."""
 import pytest
 
 from allocations.headroom import headroom
-from placement_site.querystring import Flavor, parse_flavors
+from placement_core.querystring import Flavor, parse_flavors
 from tests.candidates.conftest import World
 
 pytestmark = pytest.mark.django_db

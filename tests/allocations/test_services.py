@@ -4,8 +4,8 @@ from django.db import transaction
 
 from allocations import services
 from allocations.models import Allocation, Consumer, Project
-from placement_site import errors
-from placement_site.uuids import normalize_uuid
+from placement_core import errors
+from placement_core.uuids import normalize_uuid
 from tests.allocations.conftest import PROJECT, USER, new_uuid
 
 

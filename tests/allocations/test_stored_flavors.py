@@ -7,9 +7,9 @@ from django.test import Client
 from allocations import flavor_services, metrics
 from allocations.headroom import flavor_list, headroom
 from allocations.models import Flavor
-from placement_site import errors
-from placement_site.querystring import Flavor as Spec
-from placement_site.querystring import parse_flavors
+from placement_core import errors
+from placement_core.querystring import Flavor as Spec
+from placement_core.querystring import parse_flavors
 from tests import factories as f
 from tests.candidates.conftest import World
 

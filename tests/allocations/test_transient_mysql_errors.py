@@ -1,5 +1,5 @@
 """Database errors that a fresh attempt may not meet again are retried;
-others are not. One classifier (placement_site.errors.database_trouble)
+others are not. One classifier (placement_core.errors.database_trouble)
 serves the retry loop and the views' 503/409 answers alike. On Galera,
 1213 is also the certification failure of a write set that lost to another
 node's."""
@@ -10,7 +10,7 @@ import pymysql
 import pytest
 
 from allocations import services
-from placement_site import errors
+from placement_core import errors
 
 
 def _wrapped(code, cls=django.db.OperationalError):

@@ -1,7 +1,7 @@
 """Callers as the RBAC gabbits describe them (noauth2 headers)."""
 import pytest
 
-from placement_site.context import RequestContext
+from placement_core.context import RequestContext
 
 PROJECT = "6f3a1c2e-0000-4000-8000-000000000001"
 OTHER_PROJECT = "6f3a1c2e-0000-4000-8000-000000000002"

@@ -48,7 +48,7 @@ def test_a_policy_file_changes_them(rule, settings, tmp_path):
 
 
 def test_the_defaults_are_documented():
-    from placement_site import policies
+    from placement_core import policies
 
     rules = {r.name: r for r in policies.list_rules()}
     for name, path in PATHS.items():

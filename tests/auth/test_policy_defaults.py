@@ -1,7 +1,7 @@
 """The default rules in both policy modes, as the RBAC gabbits expect."""
 import pytest
 
-from placement_site import policies, policy
+from placement_core import policies, policy
 from tests.auth.conftest import OTHER_PROJECT, PERSONAS, PROJECT
 
 ALLOWED_SECURE = {

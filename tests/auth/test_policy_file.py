@@ -7,7 +7,7 @@ import pytest
 import yaml
 from django.core.exceptions import ImproperlyConfigured
 
-from placement_site import policy
+from placement_core import policy
 from tests.auth.conftest import OTHER_PROJECT, PERSONAS, PROJECT
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from io import StringIO
 import yaml
 from django.core.management import call_command
 
-from placement_site import policy
+from placement_core import policy
 
 
 def run(*args):

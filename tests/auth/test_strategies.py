@@ -5,7 +5,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory
 
-from placement_site import edge, keystone
+from placement_core import edge
+from placement_site import keystone
 
 
 def context_for(**headers):

@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def cloud(transactional_db, settings):
     from django.contrib.auth import get_user_model
 
-    from placement_site.querystring import parse_flavors
+    from placement_core.querystring import parse_flavors
     from tests.candidates.conftest import World
 
     settings.PLACEMENT_FLAVORS = parse_flavors(

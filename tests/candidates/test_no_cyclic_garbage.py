@@ -11,7 +11,7 @@ import gc
 import pytest
 
 from candidates import combiner, context
-from placement_site.querystring import CandidateRequest
+from placement_core.querystring import CandidateRequest
 
 URL = "/allocation_candidates"
 ENGINE_TYPES = (context.TreeProvider, context.SearchContext, context.ResolvedGroup,

@@ -62,7 +62,7 @@ def test_import_from_mariadb_synced_by_upstream(placement_manage, tmp_path):
     server = os.environ.get("PLACEMENT_UPSTREAM_MYSQL_URL")
     if not server:
         pytest.skip("set PLACEMENT_UPSTREAM_MYSQL_URL=mysql://root@127.0.0.1:3306")
-    from placement_site.database import dbapi_connect
+    from placement_core.database import dbapi_connect
 
     name = f"upstream_import_{os.getpid()}"
     admin = dbapi_connect(f"{server}/mysql")

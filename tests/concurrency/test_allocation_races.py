@@ -14,7 +14,7 @@ from django.db import connections
 
 from allocations import services
 from allocations.models import Allocation, Consumer
-from placement_site import errors
+from placement_core import errors
 from tests.concurrency.claim_worker import run_jobs
 from tests.concurrency.conftest import UsageMonitor, run_client_process
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class

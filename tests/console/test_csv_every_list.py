@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def cloud(settings):
-    from placement_site.querystring import Flavor
+    from placement_core.querystring import Flavor
 
     settings.PLACEMENT_FLAVORS = [Flavor("small", {"VCPU": 2})]
     agg = f.AggregateFactory()

@@ -9,7 +9,7 @@ import pytest
 from django.utils.html import strip_tags
 
 from allocations.headroom import headroom
-from placement_site.querystring import Flavor
+from placement_core.querystring import Flavor
 from providers.models import Inventory
 from tests.candidates.conftest import World
 from tests.commands.helpers import run

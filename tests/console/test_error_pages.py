@@ -14,7 +14,7 @@ def test_console_404_is_a_styled_page():
 
 
 def test_500_page_is_styled(settings):
-    from placement_site.handlers import server_error
+    from placement_core.handlers import server_error
     from django.test import RequestFactory
 
     response = server_error(RequestFactory().get("/console/"))

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from placement_site.querystring import parse_flavors
+from placement_core.querystring import parse_flavors
 from tests.console import figures_cloud as fc
 from tests.console.figures_html import agrees, by_first, csv_rows, number, table, text_of
 from tests.console.figures_reference import Reference

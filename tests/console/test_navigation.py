@@ -70,7 +70,7 @@ def test_navigation_kept_on_the_404_page(staff):
 
 
 def test_navigation_kept_on_the_500_page_without_touching_the_database():
-    from placement_site.handlers import server_error
+    from placement_core.handlers import server_error
 
     resp = server_error(RequestFactory().get("/console/providers/"))
     assert resp.status_code == 500

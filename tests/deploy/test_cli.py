@@ -4,7 +4,7 @@ import json
 import pytest
 
 from maintenance import cli
-from placement_site import policy
+from placement_core import policy
 from providers.models import ResourceProvider
 
 
@@ -127,7 +127,7 @@ def test_db_stamp_unknown_version_is_one_line_exit_2(capsys):
 def test_db_version_names_the_database_on_stderr(capsys, settings):
     assert cli.manage(["db", "version"]) == 0
     err = capsys.readouterr().err
-    from placement_site.state import describe_database
+    from placement_core.state import describe_database
 
     assert f"placement-manage: database {describe_database(settings.DATABASES['default'])}" in err
 
@@ -166,7 +166,7 @@ def test_commands_run_through_the_script(tmp_path):
 def test_flavors_and_headroom_commands(capsys, settings):
     from django.core.management import CommandError, call_command
 
-    from placement_site.querystring import parse_flavors
+    from placement_core.querystring import parse_flavors
     from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
 
     settings.PLACEMENT_FLAVORS = parse_flavors("m1.tiny=VCPU:1")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from placement_site import config
-from placement_site.database import DEFAULT_MYSQL_SQL_MODE, Limits, database_settings
+from placement_core.database import DEFAULT_MYSQL_SQL_MODE, Limits, database_settings
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ def settings_databases(tmp_path, env_extra, *, serving=False):
            if not k.startswith(("PLACEMENT_", "OS_")) and k != "DATABASE_URL"}
     env.update(OS_PLACEMENT_CONFIG_DIR=str(tmp_path),
                DJANGO_SETTINGS_MODULE="placement_site.settings", **env_extra)
-    code = ("import json; from placement_site import database\n"
+    code = ("import json; from placement_core import database\n"
             + ("database.mark_serving()\n" if serving else "")
             + "from django.conf import settings\n"
               "print(json.dumps([settings.DATABASES['default'], "
@@ -181,7 +181,7 @@ replica_max_lag = 1.5
         "db2", 5433, "placement", "reader")
     assert replica["OPTIONS"]["connect_timeout"] == 3
     assert replica["TEST"] == {"MIRROR": "default"}
-    assert routers == ["placement_site.replica.ReplicaRouter"]
+    assert routers == ["placement_core.replica.ReplicaRouter"]
     assert lag == 1.5
 
 
@@ -195,7 +195,7 @@ def test_replica_needs_postgresql(tmp_path):
 
 
 def test_without_a_replica_every_read_is_the_primarys():
-    from placement_site import replica
+    from placement_core import replica
 
     assert not replica.configured()
     assert replica.read_alias() == "default"

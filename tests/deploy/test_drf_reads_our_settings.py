@@ -13,7 +13,7 @@ def test_drf_uses_placements_exception_handler_in_a_fresh_process():
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='placement_site.settings';"
         "django.setup();"
         "from rest_framework.settings import api_settings;"
-        "from placement_site.api import exception_handler;"
+        "from placement_core.api import exception_handler;"
         "print(api_settings.EXCEPTION_HANDLER is exception_handler)"
     )
     env = {"PATH": "/usr/bin:/bin", "PLACEMENT_FLAVORS": "m1=VCPU:1"}

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 
-from placement_site import config, logsetup, request_scope
+from placement_core import request_scope
+from placement_site import config, logsetup
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 

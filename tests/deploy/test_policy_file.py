@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from placement_site import policy
+from placement_core import policy
 
 
 @pytest.fixture(autouse=True)

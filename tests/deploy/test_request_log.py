@@ -39,7 +39,7 @@ def test_valid_global_request_id_is_logged_and_kept(lines, client):
 
 @pytest.mark.django_db
 def test_global_id_is_on_the_request_context(rf):
-    from placement_site.edge import PlacementEdgeMiddleware
+    from placement_core.edge import PlacementEdgeMiddleware
 
     seen = {}
 

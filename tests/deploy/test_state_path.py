@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from placement_site import config, state
+from placement_core import state
+from placement_site import config
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -41,7 +42,7 @@ def test_default_outside_a_checkout_is_the_users_state_directory(tmp_path):
 
 
 def test_describe_database_leaves_the_password_out():
-    from placement_site.database import database_settings
+    from placement_core.database import database_settings
 
     db = database_settings("postgresql+psycopg2://nova:s3cret@db.example:5433/placement")
     assert state.describe_database(db) == "postgresql nova@db.example:5433/placement"

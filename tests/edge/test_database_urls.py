@@ -1,7 +1,7 @@
 """Database URLs, Django and SQLAlchemy spellings, become DATABASES entries."""
 import pytest
 
-from placement_site.database import database_settings
+from placement_core.database import database_settings
 
 
 @pytest.mark.parametrize("url", [

@@ -8,7 +8,7 @@ resource class name, "... is not a 'uuid'" for a bad aggregate).
 """
 import pytest
 
-from placement_site import errors
+from placement_core import errors
 
 pytestmark = pytest.mark.django_db
 

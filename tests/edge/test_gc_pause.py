@@ -4,8 +4,8 @@ import gc
 import pytest
 from django.test import RequestFactory
 
-from placement_site.edge import PlacementEdgeMiddleware
-from placement_site.gcpause import collector_paused
+from placement_core.edge import PlacementEdgeMiddleware
+from placement_core.gcpause import collector_paused
 
 
 @pytest.fixture(autouse=True)

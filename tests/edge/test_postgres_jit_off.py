@@ -5,7 +5,7 @@ An operator's own ``options`` in the URL are kept."""
 import pytest
 from django.db import connection
 
-from placement_site.database import database_settings
+from placement_core.database import database_settings
 
 
 def test_postgres_sessions_turn_jit_off():

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
-from placement_site.uuids import UUID_SPELLING, normalize_uuid
+from placement_core.uuids import UUID_SPELLING, normalize_uuid
 from tests.factories import ResourceProviderFactory
 
 pytestmark = pytest.mark.django_db

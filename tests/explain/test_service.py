@@ -4,7 +4,7 @@ import pytest
 from candidates.engine import find_candidates
 from candidates.explain import explain
 from candidates.query import parse_query
-from placement_site import errors
+from placement_core import errors
 from providers.models import ResourceProvider
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection, connections
 from django.test import Client
 
-from placement_site import health
+from placement_core import health
 
 pytestmark = pytest.mark.django_db
 

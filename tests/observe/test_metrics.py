@@ -96,7 +96,7 @@ def test_api_responses_unchanged_by_metrics(api):
 
 WORKER = """
 import sys
-from placement_site import metrics
+from placement_core import metrics
 metrics.REQUESTS.labels("/usages", "GET", "200", "1.9").inc(int(sys.argv[1]))
 """
 
@@ -111,7 +111,7 @@ def test_two_worker_processes_add_up(tmp_path, monkeypatch, db):
         subprocess.run([sys.executable, "-c", WORKER, amount], env=env, check=True,
                        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
-    from placement_site import metrics
+    from placement_core import metrics
 
     text = metrics.request_metrics_text().decode()
     assert ('placement_http_requests_total{method="GET",microversion="1.9",'

@@ -17,9 +17,9 @@ from urllib.parse import quote
 
 import pytest
 
-from placement_site import errors, querystring
-from placement_site.querystring import PATTERNS
-from placement_site.uuids import UUID_FORMAT_SPELLING
+from placement_core import errors, querystring
+from placement_core.querystring import PATTERNS
+from placement_core.uuids import UUID_FORMAT_SPELLING
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
 
 pytestmark = pytest.mark.django_db
@@ -224,7 +224,7 @@ def test_generated_values_match_exactly_what_the_grammar_takes(name):
 
 
 def test_the_provider_lists_uuids_match_exactly_what_format_uuid_takes():
-    from placement_site.api import _is_uuid_like
+    from placement_core.api import _is_uuid_like
 
     rng = random.Random("format-uuid")
     tokens = _TOKENS["member_of"] + ["{", "}", "-", "-", "urn:uuid:", "urn:", "uuid:", "F"]

@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from allocations.models import Allocation
-from placement_site import errors
+from placement_core import errors
 from planning import drain
 from providers.models import ResourceProvider
 

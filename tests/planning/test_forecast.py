@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from allocations.models import UsageSnapshot
-from placement_site import errors
+from placement_core import errors
 from planning import forecast, metrics as planning_metrics
 from tests.commands.helpers import run
 

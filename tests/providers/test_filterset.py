@@ -4,8 +4,8 @@ from django.contrib.auth import get_user_model
 from django.http import QueryDict
 from django.test import Client
 
-from placement_site import errors
-from placement_site.microversion import Version
+from placement_core import errors
+from placement_core.microversion import Version
 from providers.filters import ResourceProviderFilterSet
 from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
 from tests.factories import (

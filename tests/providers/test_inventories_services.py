@@ -2,7 +2,7 @@
 import pytest
 from django.db import transaction
 
-from placement_site import errors
+from placement_core import errors
 from providers import inventory_services as services
 from providers.locking import lock_provider_by_uuid
 from providers.models import Inventory, ResourceProvider

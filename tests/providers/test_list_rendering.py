@@ -5,7 +5,7 @@ from unittest import mock
 
 import pytest
 
-from placement_site.microversion import Version
+from placement_core.microversion import Version
 from providers import selectors
 from providers.api import views
 from providers.models import ResourceProvider

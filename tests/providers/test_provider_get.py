@@ -2,7 +2,7 @@
 import pytest
 from django.db import connection, transaction
 
-from placement_site import errors
+from placement_core import errors
 from providers.selectors import provider_get, provider_row
 from tests import factories as f
 

@@ -2,8 +2,8 @@
 import pytest
 from django.http import QueryDict
 
-from placement_site import errors
-from placement_site.querystring import parse_candidate_request, parse_member_of, parse_resources
+from placement_core import errors
+from placement_core.querystring import parse_candidate_request, parse_member_of, parse_resources
 
 AGG1 = "7c8c1a0e-5a55-4e0a-9d55-6a2d2f6a7a01"
 AGG2 = "7c8c1a0e-5a55-4e0a-9d55-6a2d2f6a7a02"

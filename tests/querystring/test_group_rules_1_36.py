@@ -6,8 +6,8 @@ group; conflicts per any-of set."""
 import pytest
 from django.http import QueryDict
 
-from placement_site import errors
-from placement_site.querystring import parse_candidate_request
+from placement_core import errors
+from placement_core.querystring import parse_candidate_request
 
 
 def error(qs, mv=(1, 39)):

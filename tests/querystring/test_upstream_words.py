@@ -4,8 +4,8 @@ both endpoints: checked against the reference answers one query at a time."""
 import pytest
 from django.http import QueryDict
 
-from placement_site import errors
-from placement_site.querystring import parse_candidate_request
+from placement_core import errors
+from placement_core.querystring import parse_candidate_request
 
 AGG = "7c8c1a0e-5a55-4e0a-9d55-6a2d2f6a7a01"
 AGG2 = "7c8c1a0e-5a55-4e0a-9d55-6a2d2f6a7a02"

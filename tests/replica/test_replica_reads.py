@@ -157,7 +157,7 @@ def test_a_replica_that_is_down_falls_back_and_is_used_again(server):
     finally:
         cluster("start-replica")
     wait_caught_up()
-    time.sleep(5.2)  # placement_site.replica.DOWN_SECONDS
+    time.sleep(5.2)  # placement_core.replica.DOWN_SECONDS
     before = s.bulk_reads()
     assert rp in listed(s)
     assert delta(s.bulk_reads(), before) == {("replica", "fresh"): 1}

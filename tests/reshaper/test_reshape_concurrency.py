@@ -3,7 +3,7 @@ import pytest
 
 from allocations.models import Consumer
 from allocations.services import allocations_set
-from placement_site.errors import PlacementError
+from placement_core.errors import PlacementError
 from providers.models import ResourceProvider
 from tests.conftest import PlacementClient
 from tests.racing import race

@@ -6,7 +6,7 @@ import os_traits
 import pytest
 from django.db import IntegrityError
 
-from placement_site import errors
+from placement_core import errors
 from resource_classes import services
 from resource_classes.models import ResourceClass, Trait
 from tests.factories import (

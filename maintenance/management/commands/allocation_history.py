@@ -3,7 +3,7 @@ import json
 
 from allocations import history
 from maintenance.base import EXIT_OK, MaintenanceCommand
-from placement_site.uuids import normalize_uuid
+from placement_core.uuids import normalize_uuid
 
 
 class Command(MaintenanceCommand):

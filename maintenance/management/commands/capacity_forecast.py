@@ -5,7 +5,7 @@ from django.core.management.base import CommandError
 from django.http import QueryDict
 
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from placement_site import errors
+from placement_core import errors
 from planning import forecast
 
 

@@ -4,7 +4,7 @@ import json
 from django.core.management.base import CommandError
 
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from placement_site import errors
+from placement_core import errors
 from planning import drain
 
 

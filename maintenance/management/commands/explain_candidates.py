@@ -7,7 +7,7 @@ from candidates import explain
 from candidates.explanation import as_text
 from candidates.query import parse_query
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from placement_site import errors
+from placement_core import errors
 
 
 class Command(MaintenanceCommand):

@@ -5,7 +5,7 @@ from django.core.management.base import CommandError
 
 from allocations.selectors import provider_forest
 from maintenance.base import EXIT_ERROR, EXIT_OK, MaintenanceCommand
-from placement_site import errors
+from placement_core import errors
 from providers.selectors import DISABLED_TRAIT
 
 

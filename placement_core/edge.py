@@ -6,7 +6,7 @@ and refuses chunked bodies (411, on every path);
 negotiates the microversion; and on the way out sets the request-id,
 microversion, vary and (from 1.15) cache headers, and drops the
 content-type of empty responses.  Errors raised here or by views are
-rendered in Placement's error format (placement_site.errors).
+rendered in Placement's error format (placement_core.errors).
 """
 import time
 import uuid
@@ -16,9 +16,9 @@ from email.utils import formatdate
 from django.conf import settings
 from django.http import HttpResponse
 
-from placement_site import dbtiming, errors, metrics, microversion, request_scope, requestlog
-from placement_site.gcpause import collector_paused
-from placement_site.context import RequestContext
+from placement_core import dbtiming, errors, metrics, microversion, request_scope, requestlog
+from placement_core.gcpause import collector_paused
+from placement_core.context import RequestContext
 
 # Paths served by Django itself (operator console, admin, API docs, static
 # files); the Placement edge leaves them alone.

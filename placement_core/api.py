@@ -7,7 +7,7 @@
   validation (400) of a request body.
 - :func:`json_response` / :func:`empty_response`: the answers.
 - :func:`exception_handler`: DRF's hook; turns every error into Placement's
-  error format (placement_site.errors.render_error).
+  error format (placement_core.errors.render_error).
 """
 import functools
 import json
@@ -20,9 +20,9 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.views import APIView
 
-from placement_site import errors
-from placement_site.http import accepts_json, media_type
-from placement_site.microversion import Version
+from placement_core import errors
+from placement_core.http import accepts_json, media_type
+from placement_core.microversion import Version
 
 LOG = logging.getLogger(__name__)
 

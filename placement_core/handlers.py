@@ -3,8 +3,8 @@ import sys
 
 from django.views import defaults
 
-from placement_site import errors
-from placement_site.edge import is_api_path
+from placement_core import errors
+from placement_core.edge import is_api_path
 
 
 def not_found(request, exception=None):

@@ -23,7 +23,7 @@ import time
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
-from placement_site.metrics import BULK_READS
+from placement_core.metrics import BULK_READS
 
 REPLICA = "replica"
 # A replica that could not be reached is not tried again for this long.

@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from placement_site import errors
-from placement_site.microversion import MAX_VERSION
-from placement_site.uuids import UUID_SPELLING, normalize_uuid
+from placement_core import errors
+from placement_core.microversion import MAX_VERSION
+from placement_core.uuids import UUID_SPELLING, normalize_uuid
 
 _KEY_NUMBERED = re.compile(r"^(resources|required|member_of|in_tree)([1-9][0-9]*)?$")
 _KEY_STRING = re.compile(r"^(resources|required|member_of|in_tree)([a-zA-Z0-9_-]{1,64})?$")
@@ -43,8 +43,8 @@ def last_values(query) -> dict:
 def validate_query(values: dict, schema: dict) -> dict:
     """400 "Invalid query string parameters: ..." unless ``values`` fit ``schema``."""
     # Imported here: the settings reader imports this module (PLACEMENT_FLAVORS),
-    # and placement_site.api pulls in DRF, whose settings must not be read then.
-    from placement_site.api import validate
+    # and placement_core.api pulls in DRF, whose settings must not be read then.
+    from placement_core.api import validate
 
     return validate(values, schema, problem="Invalid query string parameters")
 

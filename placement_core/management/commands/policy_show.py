@@ -23,8 +23,8 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from placement_site import policies, policy
-from placement_site.context import RequestContext
+from placement_core import policies, policy
+from placement_core.context import RequestContext
 
 
 def _quote(text):

@@ -37,7 +37,7 @@ CANDIDATES = Histogram(
     "Allocation requests returned per GET /allocation_candidates.",
     buckets=(0, 1, 5, 10, 50, 100, 500, 1000, 5000),
 )
-# Reads from a replica (placement_site/replica.py).
+# Reads from a replica (placement_core/replica.py).
 BULK_READS = Counter(
     "placement_db_bulk_reads",
     "Bulk reads (candidates, provider lists, usages) by the database that served "

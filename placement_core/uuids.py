@@ -11,7 +11,7 @@ import uuid as uuid_lib
 # Python ``re`` syntax; the OpenAPI document uses it as it stands.
 UUID_SPELLING = r"(?:urn:|uuid:)*[{}]*-*(?:[0-9a-fA-F]-*){32}[{}]*"
 # What a body's (and GET /resource_providers' ``uuid`` and ``in_tree``)
-# ``"format": "uuid"`` takes (placement_site.api._is_uuid_like): a leading
+# ``"format": "uuid"`` takes (placement_core.api._is_uuid_like): a leading
 # ``urn:uuid:`` only, around which uuid.UUID and that check also let dashes by.
 _DIGITS = "(?:[0-9a-fA-F]-*){32}"
 UUID_FORMAT_SPELLING = (

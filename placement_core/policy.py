@@ -4,7 +4,7 @@ Enforcement is oslo.policy's, so operators' policy files (YAML or JSON,
 upstream rule names, the full check-string language: ``role:``,
 ``project_id:%(project_id)s``, ``system_scope:all``, ``rule:``, ``@``,
 ``!``, ``and``/``or``/``not``, parentheses) work unchanged.  The defaults
-live in ``placement_site.policies``.
+live in ``placement_core.policies``.
 
 Settings (placement_site/settings.py, from the environment):
 
@@ -32,7 +32,7 @@ from oslo_config import cfg
 from oslo_policy import _checks, _parser
 from oslo_policy import policy as oslo_policy
 
-from placement_site import errors, policies
+from placement_core import errors, policies
 
 # Every API rule name, in the order of the defaults table.
 RULES = policies.RULE_NAMES

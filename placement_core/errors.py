@@ -230,7 +230,7 @@ def for_request_error(exc):
 
 def wants_html(request):
     """True when the client's Accept prefers HTML and does not take JSON."""
-    from placement_site.http import accepts_json, accept_types
+    from placement_core.http import accepts_json, accept_types
 
     accept = request.META.get("HTTP_ACCEPT")
     if not accept or accepts_json(accept):

@@ -1,8 +1,8 @@
 """GET /: the version document (no authentication needed)."""
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
-from placement_site import microversion
-from placement_site.api import PlacementView, error_response, json_response
+from placement_core import microversion
+from placement_core.api import PlacementView, error_response, json_response
 
 VERSIONS_SCHEMA = {
     "type": "object",

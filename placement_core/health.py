@@ -9,7 +9,7 @@ leak how the database is reached.
 
 The check is one ``SELECT 1`` on the default connection; a connection that
 cannot be opened or answered counts as down.  It runs outside the Placement
-edge (placement_site.edge lists the path as non-API), so it carries no
+edge (placement_core.edge lists the path as non-API), so it carries no
 microversion headers and never depends on the policy engine.
 """
 import json
@@ -19,7 +19,7 @@ from django.db import DatabaseError, connections
 from django.http import HttpResponse
 from django.views.decorators.http import require_http_methods
 
-from placement_site import edge
+from placement_core import edge
 
 DB_ALIAS = "default"
 

@@ -10,8 +10,8 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
-from placement_site import errors
-from placement_site.querystring import nul_problem
+from placement_core import errors
+from placement_core.querystring import nul_problem
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -112,7 +112,7 @@ class AdminInputMiddleware:
                    or _id_problem(request, getattr(view_func, "model_admin", None)))
         if problem is None:
             return None
-        return render(request, "placement_site/admin_bad_request.html",
+        return render(request, "placement_core/admin_bad_request.html",
                       {**admin.site.each_context(request), "problem": problem}, status=400)
 
 

@@ -1,7 +1,7 @@
 """DRF content negotiation that always answers JSON.
 
 The Accept check (406 in Placement's words) is PlacementView's job.  Kept
-apart from placement_site.api because DRF imports it while defining APIView.
+apart from placement_core.api because DRF imports it while defining APIView.
 """
 from rest_framework.negotiation import BaseContentNegotiation
 

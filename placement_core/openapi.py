@@ -15,15 +15,15 @@ decorators would only repeat:
 - a description on every operation, one spelling of the tags (and one for
   ``GET /``), ``limit`` a number, and the checks the server makes on query
   parameters (uuids, ``group_policy``, ``/usages`` ids, and the request-group
-  grammar's forms from ``placement_site.querystring.PATTERNS``, with the
+  grammar's forms from ``placement_core.querystring.PATTERNS``, with the
   suffixed group parameters in ``x-suffixed-parameters``);
 - named components for the request and response bodies.
 """
 import copy
 
-from placement_site import querystring
-from placement_site.microversion import MAX_VERSION
-from placement_site.uuids import UUID_FORMAT_SPELLING
+from placement_core import querystring
+from placement_core.microversion import MAX_VERSION
+from placement_core.uuids import UUID_FORMAT_SPELLING
 
 # Query numbers of this project's own paths whose bounds are not upstream's
 # `limit` (planning.failures.arguments checks the same ones).
@@ -144,7 +144,7 @@ def postprocess(result, generator, request, public):
     result = copy.deepcopy(result)
     components = result.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
-    from placement_site.api import ERROR_BODY
+    from placement_core.api import ERROR_BODY
 
     schemas.setdefault("Error", copy.deepcopy(ERROR_BODY))
     schemas.setdefault("KeystoneError", copy.deepcopy(KEYSTONE_ERROR))
@@ -213,7 +213,7 @@ def postprocess(result, generator, request, public):
                     # The server reads it as digits (upstream's schema); it is a number.
                     param["schema"] = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
                 elif name in grammar:
-                    # The request-group grammar's forms (placement_site.querystring.PATTERNS).
+                    # The request-group grammar's forms (placement_core.querystring.PATTERNS).
                     pattern = {"type": "string", "pattern": querystring.PATTERNS[name]}
                     if param["schema"].get("type") == "array":
                         param["schema"] = {"type": "array", "items": pattern}
