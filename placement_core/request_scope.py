@@ -94,8 +94,6 @@ def log_context():
     if value is None:
         return None
     caller = value if isinstance(value, Caller) else from_request(value)
-    # overwrite=False: never oslo.context's thread-wide store, which nothing
-    # would clear after the request.
     return RequestContext(request_id=caller.request_id or None,
                           global_request_id=caller.global_request_id or None,
                           user_id=caller.user_id or None, project_id=caller.project_id or None,

@@ -293,6 +293,7 @@ def load(environ=None):
                 f"invalid value for [{group}] {opt.dest}: "
                 f"expected {accepted(opt)}"
             ) from exc
+    check_logging_options(conf)
     for variable, opt, name in PLACEMENT_ONLY:
         raw = environ.get(variable)
         if raw is None or raw.strip() == "":
@@ -308,6 +309,19 @@ def load(environ=None):
     check_database_options(values)
     values["CONFIG_FILES"] = files
     return values, conf
+
+
+def check_logging_options(conf):
+    """oslo.log's [DEFAULT] options read once, so that a bad value stops
+    start-up here, with one line, rather than inside oslo.log."""
+    for name in conf:
+        try:
+            value = getattr(conf, name)
+        except (ValueError, cfg.Error) as exc:
+            reason = str(exc).splitlines()[0].rpartition("is not valid: ")[2]
+            raise ConfigError(f"invalid value for [DEFAULT] {name}: {reason}") from None
+        if isinstance(value, cfg.ConfigOpts.GroupAttr):
+            continue
 
 
 # Comma-separated SQL mode names and nothing else: the value is written into

@@ -23,44 +23,56 @@ from placement_core import request_scope
 from placement_core.requestlog import EscapeControlCharacters
 
 PROJECT = "placement"
-_base_record_factory = logging.getLogRecordFactory()
 
 
 def build(values):
-    """Django's ``LOGGING``: what configure() applies besides oslo.log's options."""
+    """Django's ``LOGGING``: what setup() applies besides oslo.log's options."""
     return {
         "log_level": values.get("PLACEMENT_LOG_LEVEL") or "INFO",
         "request_log_level": values.get("PLACEMENT_REQUEST_LOG_LEVEL") or "INFO",
     }
 
 
-def with_request_context(*args, **kwargs):
-    """Every log record made while a request is served gets its context."""
-    record = _base_record_factory(*args, **kwargs)
-    context = request_scope.log_context()
-    if context is not None:
-        record.context = context
-    return record
+class RequestContextFilter(logging.Filter):
+    """On every handler: the record gets the context of the request being
+    served, or none outside one.  Set here rather than left to oslo.context's
+    thread-wide store, which keeps the last request's context after it ends."""
+
+    def filter(self, record):
+        if "context" not in vars(record):
+            record.context = request_scope.log_context()
+        return True
+
+
+def all_handlers():
+    loggers = [logging.getLogger()] + [
+        logger for logger in logging.Logger.manager.loggerDict.values()
+        if isinstance(logger, logging.Logger)]
+    return {handler for logger in loggers for handler in logger.handlers}
 
 
 def setup(conf, logging_settings):
     """oslo.log's handlers and formatters from ``conf``, then ours on top."""
     try:
         oslo_log.setup(conf, PROJECT)
-    except (oslo_log.LogConfigError, OSError, ValueError) as exc:
-        raise SystemExit(f"placement: logging: {exc}".splitlines()[0]) from None
-    logging.setLogRecordFactory(with_request_context)
-    root = logging.getLogger()
+    except Exception as exc:  # noqa: BLE001
+        # A logging.conf that cannot be read or applied (fileConfig raises
+        # any kind: ImportError for a handler class that does not exist), a
+        # log file that cannot be opened, an unknown syslog facility.
+        where = f"[DEFAULT] log_config_append {conf.log_config_append}: " if (
+            conf.log_config_append and conf.log_config_append not in str(exc)) else ""
+        raise SystemExit(f"placement: logging: {where}{exc}".splitlines()[0]) from None
     if not conf.log_config_append:
         if not conf.debug:
-            root.setLevel(logging_settings["log_level"])
+            logging.getLogger().setLevel(logging_settings["log_level"])
         logging.getLogger("django.request").setLevel(logging.ERROR)
         # One line per API request (placement_core/requestlog.py).
         logging.getLogger("placement.requestlog").setLevel(
             logging_settings["request_log_level"])
-    for handler in root.handlers:
-        if not any(isinstance(f, EscapeControlCharacters) for f in handler.filters):
-            handler.addFilter(EscapeControlCharacters())
+    for handler in all_handlers():
+        for kind in (RequestContextFilter, EscapeControlCharacters):
+            if not any(isinstance(f, kind) for f in handler.filters):
+                handler.addFilter(kind())
 
 
 def configure(logging_settings):
