@@ -53,6 +53,12 @@ def all_handlers():
 
 def setup(conf, logging_settings):
     """oslo.log's handlers and formatters from ``conf``, then ours on top."""
+    if not (conf.log_file or conf.log_dir or conf.use_journal or conf.use_stderr
+            or conf.log_config_append):
+        # Told nowhere to log, oslo.log writes to stdout; stderr instead, as
+        # this service always did, keeps the commands' own output
+        # (placement-status, placement-manage) on stdout clean.
+        conf.set_override("use_stderr", True)
     try:
         oslo_log.setup(conf, PROJECT)
     except Exception as exc:  # noqa: BLE001
