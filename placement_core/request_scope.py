@@ -75,18 +75,6 @@ def current() -> Caller:
     return from_request(value)
 
 
-def bound_ids():
-    """(request id, global request id) of what is bound now, ("", "") when
-    nothing is; for log lines, which must not invent an id."""
-    value = _current.get()
-    if value is None:
-        return "", ""
-    if isinstance(value, Caller):
-        return value.request_id, value.global_request_id
-    return (getattr(value, "placement_request_id", "") or "",
-            getattr(value, "placement_global_request_id", "") or "")
-
-
 def log_context():
     """An oslo.context RequestContext for what is bound now, None when nothing
     is: oslo.log's formatters read the request ids, user and project from it."""
