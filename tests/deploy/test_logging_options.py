@@ -166,6 +166,13 @@ def test_bad_values_stop_start_up_with_one_line(tmp_path):
     conf = tmp_path / "bad-logging.conf"
     conf.write_text("[loggers]\nkeys = root\n[handlers]\nkeys = h\n[formatters]\nkeys =\n"
                     "[logger_root]\nhandlers = h\n[handler_h]\nclass = NoSuchHandler\nargs = ()\n")
+    try:
+        import systemd.journal  # noqa: F401
+    except ImportError:
+        # oslo.log needs systemd-python for use_journal, as upstream's does.
+        result = start({"OS_DEFAULT__USE_JOURNAL": "true"}, tmp_path)
+        assert result.returncode != 0
+        assert result.stderr.strip() == "placement: logging: Systemd bindings do not exist"
     for bad in (str(conf), str(tmp_path / "missing.conf")):
         result = start({"OS_DEFAULT__LOG_CONFIG_APPEND": bad}, tmp_path)
         assert result.returncode != 0
