@@ -42,7 +42,9 @@ class HealthcheckAt:
         conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, group="healthcheck")
         backends = [b for b in conf.healthcheck.backends if b != health.BACKEND]
         conf.set_override("backends", [health.BACKEND, *backends], group="healthcheck")
-        self.probe = healthcheck.Healthcheck(None, conf)
+        # A request the probe declines ([healthcheck] allowed_source_ranges,
+        # ignore_proxied_requests) goes on to Django, which has no such page.
+        self.probe = healthcheck.Healthcheck(app, conf)
 
     def __call__(self, environ, start_response):
         if environ.get("PATH_INFO") != HEALTHCHECK_PATH:

@@ -103,3 +103,10 @@ def test_other_backends_run_beside_the_database_check(tmp_path):
                                app=wsgi_stack.httpstack.build(WSGIHandler(), conf))
     assert response.status_code == 503
     assert b"DISABLED BY FILE" in response.body
+
+
+def test_a_source_outside_the_allowed_ranges_gets_a_404():
+    assert probe(allowed_source_ranges=["192.0.2.0/24"]).status_code == 404
+    response = wsgi_stack.call("GET", "/healthcheck", environ={"REMOTE_ADDR": "192.0.2.7"},
+                               healthcheck={"allowed_source_ranges": ["192.0.2.0/24"]})
+    assert (response.status_code, response.body) == (200, b"OK")
