@@ -19,6 +19,9 @@ Outermost first, what every request goes through (placement_site.wsgi):
 Everything reads the oslo.config object the settings were read from, so the
 options and their spellings are oslo.middleware's own.
 """
+from importlib.metadata import entry_points
+
+from django.core.exceptions import ImproperlyConfigured
 from oslo_middleware import cors, healthcheck, http_proxy_to_wsgi, request_id
 from oslo_middleware.healthcheck import opts as healthcheck_opts
 
@@ -39,6 +42,12 @@ class HealthcheckAt:
     def __init__(self, app, conf):
         self.app = app
         # The database check always runs; [healthcheck] backends adds others.
+        # stevedore would skip a backend it cannot find, and the probe answer
+        # OK without asking the database: refuse to start instead.
+        if health.BACKEND not in entry_points(group=healthcheck.Healthcheck.NAMESPACE).names:
+            raise ImproperlyConfigured(
+                f"the {health.BACKEND} healthcheck backend is not installed: install this "
+                "package (pip install, or make venv in a checkout)")
         conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, group="healthcheck")
         backends = [b for b in conf.healthcheck.backends if b != health.BACKEND]
         conf.set_override("backends", [health.BACKEND, *backends], group="healthcheck")
