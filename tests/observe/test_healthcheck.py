@@ -105,6 +105,9 @@ def test_other_backends_run_beside_the_database_check(tmp_path):
     assert b"DISABLED BY FILE" in response.body
 
 
+# Outside the test's transaction: the declined probe is a whole Django
+# request, whose end handles the connection as a server's would.
+@pytest.mark.django_db(transaction=True)
 def test_a_source_outside_the_allowed_ranges_gets_a_404():
     assert probe(allowed_source_ranges=["192.0.2.0/24"]).status_code == 404
     response = wsgi_stack.call("GET", "/healthcheck", environ={"REMOTE_ADDR": "192.0.2.7"},
