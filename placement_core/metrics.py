@@ -15,8 +15,8 @@ allocations (planning) add their scrape-time collectors with
 :func:`register_collector` from their ``AppConfig.ready``.
 """
 import json
-import os
 
+from django.conf import settings
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client import multiprocess
 
@@ -90,9 +90,9 @@ def _error_code(response):
 
 def request_metrics_text(extra_collectors=()):
     """The exposition text: this process's (or all workers') request metrics plus extras."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if settings.PROMETHEUS_MULTIPROC_DIR:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry, path=settings.PROMETHEUS_MULTIPROC_DIR)
     else:
         registry = CollectorRegistry()
         for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES, SCHEDULING_FAILURES,
