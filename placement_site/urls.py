@@ -65,12 +65,12 @@ urlpatterns = [
     path("planning/failures", planning_views.FailuresView.as_view(), name="planning-failures"),
     # Not Placement API: operations endpoints (placement_core.health, ...).
     path("healthcheck", health.healthcheck, name="healthcheck"),
-    path("metrics", metrics_views.metrics_view, name="metrics"),
-    path("history/consumers/<str:uuid>", history_views.consumer_history,
+    path("metrics", metrics_views.MetricsView.as_view(), name="metrics"),
+    path("history/consumers/<str:uuid>", history_views.ConsumerHistoryView.as_view(),
          name="consumer-history"),
-    path("history/providers/<str:uuid>", history_views.provider_history,
+    path("history/providers/<str:uuid>", history_views.ProviderHistoryView.as_view(),
          name="provider-history"),
-    path("explain", candidates_views.explain_view, name="explain"),
+    path("explain", candidates_views.ExplainView.as_view(), name="explain"),
     # Not Placement API: the admin, the console, the API docs, static files.
     # Browsers ask for /favicon.ico whatever the page says: the console's logo.
     path("favicon.ico", RedirectView.as_view(url="/console/assets/logo.svg", permanent=True)),
@@ -78,15 +78,20 @@ urlpatterns = [
     path("console/", include("console.urls")),
     # DRF's own negotiation here, so that ?format=json (and Accept) pick the
     # schema's JSON or YAML rendering; Placement views always answer JSON.
-    path(
-        "api/schema/",
-        SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
-        name="openapi-schema",
-    ),
-    # No metadata answer for OPTIONS (DRF's would be rendered through the
-    # page's template, which only GET names): a 405, as OPTIONS / is.
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema", metadata_class=None),
-         name="openapi-docs"),
+    # (An include(), as the admin and the console are: the edge leaves every
+    # path under it to Django, placement_core.edge.django_areas.)
+    path("api/", include([
+        path(
+            "schema/",
+            SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
+            name="openapi-schema",
+        ),
+        # No metadata answer for OPTIONS (DRF's would be rendered through the
+        # page's template, which only GET names): a 405, as OPTIONS / is.
+        path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema",
+                                                     metadata_class=None),
+             name="openapi-docs"),
+    ])),
     # Static files (/static/, Swagger UI, admin, console) are answered by
     # WhiteNoise (placement_site/staticfiles.py) before URL routing.
 ]
