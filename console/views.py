@@ -38,6 +38,11 @@ def bad_request(request, problem):
     return render(request, "console/bad_request.html", {"problem": problem}, status=400)
 
 
+def not_found(request, exception=None):
+    """The console's 404 (the site's URL map sends the console's paths here)."""
+    return render(request, "console/not_found.html", status=404)
+
+
 def staff_required(view):
     """Staff only; then any NUL character is refused with a 400 page."""
     @wraps(view)
