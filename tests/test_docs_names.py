@@ -115,7 +115,7 @@ def unresolved_names(paths):
                 if not any(ROOT.glob(code.rstrip("/"))):
                     problems.append(f"{where}:{line}: path {code}")
         for match in MANAGE.finditer(text):
-            if match.group(1) not in django_commands:
+            if match.group(1) not in django_commands and match.group(1) != "help":
                 problems.append(f"{where}:{_line_of(text, match.start())}: "
                                 f"command manage.py {match.group(1)}")
         for match in PLACEMENT_MANAGE.finditer(text):
