@@ -80,7 +80,7 @@ conformance: venv
 # built by the tester's setup.sh when missing; this service on DIFFTEST_DB,
 # PostgreSQL at 127.0.0.1:5432 by default) get the same seeded random
 # sequence of requests; .ci/difftest_gate.py then fails on any difference
-# that is not upstream's own bug or harmless (README: "Deliberate
+# that is not upstream's own bug or harmless (docs/conformance.md: "Deliberate
 # differences from upstream"). DIFFTEST_DIR is the tester (.ci/run names
 # it). A seed sends DIFFTEST_STEPS requests unless DIFFTEST_TIME_LIMIT
 # seconds pass first (the gate prints each seed's count and notes a cut);
