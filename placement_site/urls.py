@@ -105,5 +105,12 @@ def not_found(request, exception=None):
     return handlers.not_found(request, exception)
 
 
+def server_error(request):
+    """The same split for a 500 (templates/500.html outside the console)."""
+    if request.path_info.startswith("/" + CONSOLE_PREFIX):
+        return console_views.server_error(request)
+    return handlers.server_error(request)
+
+
 handler404 = not_found
-handler500 = handlers.server_error
+handler500 = server_error

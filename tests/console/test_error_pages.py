@@ -74,3 +74,13 @@ def test_an_asset_no_file_can_be_is_a_404(name):
     # A name longer than the file system takes was an OSError, a 500.
     response = Client().get(f"/console/assets/{name}")
     assert response.status_code == 404
+
+
+def test_the_sites_handlers_split_console_and_site_pages():
+    from django.urls import get_resolver
+
+    server_error = get_resolver().resolve_error_handler(500)
+    console_page = server_error(RequestFactory().get("/console/providers/")).content.decode()
+    site_page = server_error(RequestFactory().get("/api/docs/")).content.decode()
+    assert 'aria-label="Console"' in console_page and "Placement console" in console_page
+    assert "Something went wrong" in site_page and 'aria-label="Console"' not in site_page
