@@ -1,7 +1,7 @@
 """Request metrics (Prometheus), recorded by the edge for every API request.
 
 Multi-process: when ``PROMETHEUS_MULTIPROC_DIR`` is set (as ``make run``
-and the README's gunicorn set-up do), prometheus_client keeps each worker's
+and docs/operations.md's gunicorn set-up do), prometheus_client keeps each worker's
 figures in files in that directory and a scrape sums them, so two gunicorn
 workers' counts add up whichever worker answers the scrape.  The directory
 must exist, be empty when the server starts (stale files would be added

@@ -115,9 +115,11 @@ WSGI_APPLICATION = "placement_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # Every template lives in an app (the console's pages and the 404/500
-        # pages in console/templates), so an installed copy has them too.
-        "DIRS": [],
+        # The site's own pages (base.html, 404.html, 500.html) are the
+        # checkout's top-level templates/; placement_site/templates is a link
+        # to it, which the wheel carries as package data (a real directory in
+        # an installed copy). Apps' pages stay in the apps.
+        "DIRS": [Path(__file__).resolve().parent / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
