@@ -3,7 +3,7 @@ keeps its navigation, the site's own 404 and 500 (templates/) stand alone,
 and /favicon.ico answers instead of failing."""
 import pytest
 from django.test import Client, RequestFactory, override_settings
-from django.urls import path
+from django.urls import include, path
 
 from placement_core import handlers
 
@@ -43,15 +43,16 @@ def test_500_page_is_styled(settings):
 
 
 # A URL map with the API docs and no console: the site's pages name no
-# console URL, so they still render.
-urlpatterns = [path("api/docs/", lambda request: None, name="openapi-docs")]
+# console URL, so they still render (a path under the API docs' include is
+# one of the site's own pages, not the API's).
+urlpatterns = [path("api/", include([path("docs/", lambda request: None, name="openapi-docs")]))]
 
 
 @override_settings(ROOT_URLCONF=__name__)
 def test_the_site_pages_render_without_the_console():
     from django.http import Http404
 
-    response = handlers.not_found(RequestFactory().get("/console/x"), Http404())
+    response = handlers.not_found(RequestFactory().get("/api/x"), Http404())
     assert response.status_code == 404 and b"Not found" in response.content
     assert handlers.server_error(RequestFactory().get("/x")).status_code == 500
 
