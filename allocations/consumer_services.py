@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from allocations import history
+from allocations import changes
 from allocations.models import Allocation, Consumer, Project, User
 from allocations.selectors import consumers_incomplete
 from allocations.services import get_or_create_by_name
@@ -31,7 +31,7 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
         user = get_or_create_by_name(User, "external_id", user_id)
         missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
         missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
-        held = history.snapshot([c.pk for c in consumers])
+        held = changes.snapshot([c.pk for c in consumers])
         owners = {}
         for consumer in consumers:
             fields, changed = ["generation", "updated_at"], []
@@ -45,10 +45,10 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
                 fields.append("user")
             consumer.generation = F("generation") + 1
             consumer.save(update_fields=fields)
-            owners[consumer.uuid] = history.owner_change(changed)
+            owners[consumer.uuid] = changes.owner_change(changed)
         if held is not None:
             # The amounts stay; the history shows whose they now are.
-            history.record(held, held, dict(Consumer.objects.filter(
+            changes.record(held, held, dict(Consumer.objects.filter(
                 pk__in=[c.pk for c in consumers]).values_list("uuid", "generation")), owners)
     return len(consumers)
 
@@ -73,5 +73,5 @@ def consumers_delete_empty(*, uuids, source="audit_allocations", user_id="") -> 
             if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
                 consumer.delete()
                 deleted.append((consumer.uuid, consumer.generation))
-        history.record_deleted(deleted)
+        changes.record_deleted(deleted)
     return len(deleted)

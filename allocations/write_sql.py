@@ -225,7 +225,7 @@ def bump_generations(provider_ids) -> None:
                        f"WHERE id IN ({placeholders(ids)})", ids)
 
 
-# allocations.models.AllocationChange's columns, in the order of insert_changes' rows.
+# operations.models.AllocationChange's columns, in the order of insert_changes' rows.
 CHANGE_COLUMNS = (
     "consumer_uuid", "provider_uuid", "resource_class", "amount_before", "amount_after",
     "consumer_generation", "request_id", "global_request_id", "user_id", "project_id",

@@ -8,9 +8,9 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from allocations.metrics import CapacityCollector
 from placement_core import edge, errors, metrics
 from placement_core.policy import authorize
+from planning.capacity_metrics import CapacityCollector
 
 
 @require_GET

@@ -12,7 +12,7 @@ import json
 from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
-from allocations import history
+from operations import history
 from placement_core import edge, errors
 from placement_core.policy import authorize
 from placement_core.uuids import normalize_uuid
