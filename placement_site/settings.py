@@ -75,9 +75,10 @@ INSTALLED_APPS = [
     "placement_core",  # the shared kernel: HTTP edge, API and admin helpers; policy_show
     "resource_classes",
     "providers",
-    "allocations",
+    "allocations",  # claims and consumers
     "candidates",  # the allocation-candidate engine and explain: no models
-    "planning",  # drain what-if, forecast, scheduling failures
+    "operations",  # allocation history, usage snapshots, the audit (beside candidates)
+    "planning",  # headroom and flavors, drain what-if, forecast, failures, capacity metrics
     "reshaper",
     "console",
     "maintenance",  # the manage.py maintenance commands
@@ -264,7 +265,7 @@ PLACEMENT_LOGIN_CLIENT_ADDRESS_HEADER = _CONFIG["PLACEMENT_LOGIN_CLIENT_ADDRESS_
 
 
 # Named request shapes whose headroom the console and /metrics report
-# (allocations/headroom.py): a list of placement_core.querystring.Flavor.
+# (planning/headroom.py): a list of placement_core.querystring.Flavor.
 PLACEMENT_FLAVORS = _CONFIG["PLACEMENT_FLAVORS"]
 
 # Benchmarks (make bench): X-Placement-DB-Time / -DB-Queries on API answers.
@@ -272,7 +273,7 @@ PLACEMENT_TIMING_HEADERS = _CONFIG["PLACEMENT_TIMING_HEADERS"]
 
 
 # --- Observability (health, allocation history, metrics, usage snapshots) --
-# Record every allocation change (allocations.history).
+# Record every allocation change (allocations.changes; read by operations.history).
 PLACEMENT_ALLOCATION_HISTORY = _CONFIG["PLACEMENT_ALLOCATION_HISTORY"]
 # prune_allocation_history drops records older than this many days; 0 keeps all.
 PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS = _CONFIG["PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS"]

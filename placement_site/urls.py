@@ -12,12 +12,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
-from allocations.api import history_views, metrics_views
-from candidates.api import views as candidates_views
 from allocations.api import views as allocations_views
+from candidates.api import views as candidates_views
 from console import views as console_views
+from operations.api import history_views
 from placement_core import handlers
 from placement_core.views import RootView
+from planning.api import metrics_views
 from planning.api import views as planning_views
 from providers.api import inventory_views
 from providers.api import views as providers_views
