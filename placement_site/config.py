@@ -89,7 +89,7 @@ OPTIONS = [
      "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING", "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"),
     *[("placement_database", opt, variable, name) for opt, variable, name in (
         # Upstream's connection options, mapped onto Django and the drivers
-        # by placement_core.database (README "Database connections").
+        # by placement_core.database (docs/databases.md "Database connections").
         (cfg.IntOpt("max_pool_size", min=1), None, "DB_MAX_POOL_SIZE"),
         (cfg.IntOpt("max_overflow", default=50, min=0), None, "DB_MAX_OVERFLOW"),
         (cfg.IntOpt("pool_timeout", default=10, min=1), None, "DB_POOL_TIMEOUT"),

@@ -49,7 +49,7 @@ if (
         "sessions); set it, or PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY=true to accept the risk"
     )
 
-# Behind a TLS-terminating proxy (README "Production web settings").
+# Behind a TLS-terminating proxy (docs/install.md "TLS and secrets").
 CSRF_TRUSTED_ORIGINS = [origin for origin in _CONFIG["PLACEMENT_CSRF_TRUSTED_ORIGINS"] if origin]
 if _CONFIG["PLACEMENT_SECURE_PROXY_SSL_HEADER"]:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -138,7 +138,7 @@ if not DATABASE_URL:
     except ValueError as exc:
         raise SystemExit(f"placement: {exc}")
     DATABASE_URL = f"sqlite:///{PLACEMENT_STATE_PATH / state.SQLITE_NAME}"
-# [placement_database] pool, session and timeout options (README "Database
+# [placement_database] pool, session and timeout options (docs/databases.md "Database
 # connections"); the statement timeout bounds the API server only.
 PLACEMENT_DB_STATEMENT_TIMEOUT = _CONFIG["PLACEMENT_DB_STATEMENT_TIMEOUT"] if serving() else 0
 _limits = Limits(
@@ -229,7 +229,7 @@ SPECTACULAR_SETTINGS = {
 
 # --- Placement configuration (DESIGN.md section 5) -------------------------
 # Each from PLACEMENT_*, else OS_<GROUP>__<OPTION>, else placement.conf
-# (placement_site/config.py; README "Configuration").
+# (placement_site/config.py; docs/configuration.md).
 PLACEMENT_AUTH_STRATEGY = _CONFIG["PLACEMENT_AUTH_STRATEGY"]
 PLACEMENT_ENFORCE_NEW_DEFAULTS = _CONFIG["PLACEMENT_ENFORCE_NEW_DEFAULTS"]
 PLACEMENT_ENFORCE_SCOPE = _CONFIG["PLACEMENT_ENFORCE_SCOPE"]
