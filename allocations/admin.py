@@ -1,23 +1,10 @@
 """Admin for consumers and allocations: read-only (allocation writes need the
-generation and capacity checks of the services). Flavors (for headroom) are
-added and deleted through their services."""
+generation and capacity checks of the services)."""
 from django.contrib import admin
 from django.utils.html import format_html
 
-from allocations import flavor_services
-from allocations.forms import FlavorForm
-from allocations.models import (
-    Allocation,
-    AllocationChange,
-    Consumer,
-    ConsumerType,
-    Flavor,
-    JobLock,
-    Project,
-    UsageSnapshot,
-    User,
-)
-from placement_core.admin import ReadOnlyAdmin, ReadOnlyInline, ServiceWritesAdmin
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from placement_core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 ALLOCATIONS_READ_ONLY = (
     "Allocations are read-only in the admin: they are written through the API "
@@ -76,52 +63,3 @@ class UserAdmin(ReadOnlyAdmin):
 class ConsumerTypeAdmin(ReadOnlyAdmin):
     list_display = ("name", "created_at")
     search_fields = ("name",)
-
-
-@admin.register(AllocationChange)
-class AllocationChangeAdmin(ReadOnlyAdmin):
-    read_only_note = "The allocation history is append-only; prune_allocation_history trims it."
-    list_display = ("created_at", "consumer_uuid", "provider_uuid", "resource_class",
-                    "amount_before", "amount_after", "request_id", "source")
-    search_fields = ("consumer_uuid", "provider_uuid", "request_id", "global_request_id",
-                     "resource_class")
-    list_filter = ("source",)
-
-
-@admin.register(UsageSnapshot)
-class UsageSnapshotAdmin(ReadOnlyAdmin):
-    read_only_note = "Written by take_usage_snapshot; the console's Usage page charts them."
-    list_display = ("taken_at", "resource_class", "aggregate_uuid", "capacity", "used")
-    search_fields = ("aggregate_uuid", "resource_class")
-
-
-@admin.register(Flavor)
-class FlavorAdmin(ServiceWritesAdmin):
-    """Flavors for headroom: added and deleted through the services (the same
-    form and checks as the console's Flavors page); a flavor is replaced by
-    deleting and adding it, not edited."""
-
-    form = FlavorForm
-    list_display = ("name", "resources", "created_at")
-    search_fields = ("name", "resources")
-    fields = ("name", "resources")
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def save_model(self, request, obj, form, change):
-        obj.pk = flavor_services.flavor_create(name=obj.name, resources=obj.resources).pk
-
-    def delete_model(self, request, obj):
-        flavor_services.flavor_delete(name=obj.name)
-
-    def delete_queryset(self, request, queryset):
-        for name in queryset.values_list("name", flat=True):
-            flavor_services.flavor_delete(name=name)
-
-
-@admin.register(JobLock)
-class JobLockAdmin(ReadOnlyAdmin):
-    """Which maintenance job last held its lock, and when."""
-
-    list_display = ("name", "taken_at")

@@ -7,7 +7,7 @@ import uuid as uuidlib
 from django.conf import settings
 from django.db import transaction
 
-from allocations import history
+from allocations import changes
 from allocations.models import Allocation, Consumer, Project, User
 from allocations.selectors import consumers_incomplete
 from placement_core import request_scope
@@ -29,7 +29,7 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
         user = get_or_create_by_name(User, "external_id", user_id)
         missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
         missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
-        held = history.snapshot([c.pk for c in consumers])
+        held = changes.snapshot([c.pk for c in consumers])
         owners = {}
         for consumer in consumers:
             fields, changed = ["updated_at"], []
@@ -42,11 +42,11 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
                 consumer.user = user
                 fields.append("user")
             consumer.save(update_fields=fields)
-            owners[consumer.uuid] = history.owner_change(changed)
+            owners[consumer.uuid] = changes.owner_change(changed)
         bump_generations(consumers, touch=True)
         if held is not None:
             # The amounts stay; the history shows whose they now are.
-            history.record(held, held, {c.uuid: c.generation for c in consumers}, owners)
+            changes.record(held, held, {c.uuid: c.generation for c in consumers}, owners)
     return len(consumers)
 
 
@@ -68,5 +68,5 @@ def consumers_delete_empty(*, uuids, source="audit_allocations", user_id="") -> 
             if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
                 consumer.delete()
                 deleted.append((consumer.uuid, consumer.generation))
-        history.record_deleted(deleted)
+        changes.record_deleted(deleted)
     return len(deleted)

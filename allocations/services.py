@@ -55,7 +55,7 @@ from typing import NamedTuple
 from django.conf import settings
 from django.db import connection
 
-from allocations import history, write_sql
+from allocations import changes, write_sql
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from placement_core import errors
 from placement_core.uuids import normalize_uuid
@@ -230,7 +230,7 @@ _OWNER_MODELS = {"project": (Project, "external_id"), "user": (User, "external_i
 
 
 def _owner_changes(changed_by_consumer) -> dict[str, str]:
-    """{consumer uuid: history.owner_change text}; one query per kind of
+    """{consumer uuid: changes.owner_change text}; one query per kind of
     owner that changed (none in the common write, which changes no owner)."""
     old_names = {}
     for attname, (model, column) in _OWNER_MODELS.items():
@@ -240,7 +240,7 @@ def _owner_changes(changed_by_consumer) -> dict[str, str]:
             old_names[attname] = dict(model.objects.filter(pk__in=ids)
                                       .values_list("pk", column))
     return {
-        uuid: history.owner_change(
+        uuid: changes.owner_change(
             [(name, old_names.get(name, {}).get(old), new) for name, old, new in pairs])
         for uuid, pairs in changed_by_consumer.items()
     }
@@ -372,7 +372,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> No
         consumer, existed = consumers[req.uuid]
         _check_consumer_generation(req, consumer, existed)
 
-    history_before = history.snapshot(held_ids)
+    history_before = changes.snapshot(held_ids)
     if held_ids:
         Allocation.objects.filter(consumer_id__in=held_ids).delete()
 
@@ -423,7 +423,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> No
 
 
 def _record_history(before, new_rows, consumers, locked_providers, class_names, owners):
-    if not history.enabled():
+    if not changes.enabled():
         return
     by_id = {consumer.pk: consumer for consumer, _ in consumers.values()}
     after = {
@@ -431,7 +431,7 @@ def _record_history(before, new_rows, consumers, locked_providers, class_names, 
          class_names[row.resource_class_id]): row.used
         for row in new_rows
     }
-    history.record(before, after, {c.uuid: c.generation for c in by_id.values()},
+    changes.record(before, after, {c.uuid: c.generation for c in by_id.values()},
                    _owner_changes(owners) if owners else None)
 
 
@@ -489,9 +489,9 @@ def allocations_delete(*, consumer_uuid: str) -> None:
         consumer = rows[0]
         if not provider_ids_of([consumer.pk]) <= set(locked):
             raise LostRace("consumer's allocations moved")
-        history_before = history.snapshot([consumer.pk])
+        history_before = changes.snapshot([consumer.pk])
         Allocation.objects.filter(consumer_id=consumer.pk).delete()
         consumer.delete()
-        history.record(history_before, {}, {consumer.uuid: consumer.generation})
+        changes.record(history_before, {}, {consumer.uuid: consumer.generation})
 
     run_with_retries(work, "the allocation delete")

@@ -193,7 +193,7 @@ def insert_allocations(rows) -> None:
             [(*row, now, now) for row in rows])
 
 
-# allocations.models.AllocationChange's columns, in the order of insert_changes' rows.
+# operations.models.AllocationChange's columns, in the order of insert_changes' rows.
 CHANGE_COLUMNS = (
     "consumer_uuid", "provider_uuid", "resource_class", "amount_before", "amount_after",
     "consumer_generation", "request_id", "global_request_id", "user_id", "project_id",

@@ -106,7 +106,7 @@ def _allocation_history(data, changes_per_consumer):
     """Recorded allocation changes, as weeks of boots and resizes leave them."""
     from django.utils import timezone
 
-    from allocations.models import AllocationChange
+    from operations.models import AllocationChange
 
     now = timezone.now()
     rows = [AllocationChange(consumer_uuid=c.uuid, provider_uuid=child.uuid,
@@ -123,7 +123,7 @@ def _usage_history(days):
     """Hourly usage snapshots over ``days`` (the Usage page's charts)."""
     from django.utils import timezone
 
-    from allocations.models import UsageSnapshot
+    from operations.models import UsageSnapshot
 
     now = timezone.now()
     rows = [UsageSnapshot(taken_at=now - timezone.timedelta(hours=h), resource_class=rc,

@@ -1,18 +1,18 @@
 """The audit page's reads: what ``manage.py audit_allocations`` finds, from
-the same functions (``allocations.audit``), and which findings the page
+the same functions (``operations.audit``), and which findings the page
 can fix (through ``console.selectors``)."""
 from __future__ import annotations
 
 import dataclasses
 from datetime import timedelta
 
-from allocations import audit
 from allocations.selectors import consumers_empty, consumers_incomplete
+from operations import audit
 
 
 @dataclasses.dataclass
 class Finding:
-    """One check of the audit: its rows (as ``allocations.audit`` gives them)
+    """One check of the audit: its rows (as ``operations.audit`` gives them)
     and whether the console can fix it."""
 
     key: str

@@ -1,16 +1,16 @@
 """The console's Audit page: the findings of ``manage.py audit_allocations``
 and its two safe fixes, written through ``allocations.consumer_services``
-and ``allocations.audit`` after a confirmation."""
+and ``operations.audit`` after a confirmation."""
 from urllib.parse import urlencode
 
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from allocations.audit import drop_allocations_without_inventory
 from allocations.consumer_services import consumers_delete_empty
 from console import params, selectors
 from console.views import staff_required
+from operations.audit import drop_allocations_without_inventory
 
 AUDIT_SOURCE = "console_audit"
 

@@ -12,17 +12,19 @@ from collections import defaultdict
 import os_traits
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 
-from allocations import history, snapshots
-from allocations.headroom import flavor_list, headroom
-from allocations.models import Allocation, Consumer, ConsumerType, Flavor, UsageSnapshot
+from allocations.models import Allocation, Consumer, ConsumerType
 from allocations.selectors import provider_forest
 from candidates import explain
 from candidates.query import parse_query
+from operations import history, snapshots
+from operations.models import UsageSnapshot
 from planning import drain, failures, forecast
+from planning.headroom import flavor_list, headroom
+from planning.models import Flavor
 from planning.models import SchedulingFailure
+from providers import selectors as provider_selectors
 from providers.filters import ResourceProviderFilterSet
 from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
-from providers import selectors as provider_selectors
 from resource_classes.models import ResourceClass
 
 # Three families of reads have a module of their own; the views reach them here.

@@ -1,7 +1,7 @@
 """The operator console: pages for staff users, and what every console view
 shares (the staff check, the 400 page, the CSV download). They read, every
 read through ``console.selectors``; what they write: the flavors headroom
-counts (the Flavors page), through ``allocations.flavor_services``. The
+counts (the Flavors page), through ``planning.flavor_services``. The
 planning pages are in ``console.planning_views``, the Audit page and its
 fixes in ``console.audit_views``."""
 import csv
@@ -22,11 +22,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
 
-from allocations import flavor_services
-from allocations.forms import FlavorForm
 from console import charts, params, paste, selectors
 from console.throttle import ThrottledAuthenticationForm
 from placement_core import errors
+from planning import flavor_services
+from planning.forms import FlavorForm
 
 PAGE_SIZE = 50
 ASSETS = Path(__file__).resolve().parent / "static" / "console"

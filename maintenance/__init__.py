@@ -10,7 +10,7 @@ rows directly (see :mod:`maintenance.loader`).  The commands in
 
 - :mod:`maintenance.base`: exit codes and the command base class;
 - :mod:`maintenance.checks`: placement_status checks (the audits' findings and
-  fixes are :mod:`allocations.audit`, shared with the console's Audit page);
+  fixes are :mod:`operations.audit`, shared with the console's Audit page);
 - :mod:`maintenance.dump`: the portable dump (export, load);
 - :mod:`maintenance.loader`: the bulk writer behind load_json/import_upstream;
 - :mod:`maintenance.upstream`: reading an upstream Placement database.

@@ -7,10 +7,10 @@ import os_resource_classes
 import os_traits
 from django.conf import settings
 
-from allocations.audit import invalid_rows
 from allocations.selectors import consumers_incomplete
-from providers.models import ResourceProvider
+from operations.audit import invalid_rows
 from placement_core import policy
+from providers.models import ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 
 

@@ -27,9 +27,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from allocations import snapshots
-from allocations.models import AllocationChange, Consumer
+from allocations.models import Consumer
 from allocations.services import ConsumerAllocations, allocations_delete, allocations_replace
+from operations import snapshots
+from operations.models import AllocationChange
 from providers.inventory_services import InventorySpec, inventories_replace
 from providers.services import provider_aggregates_set, provider_create, provider_traits_set
 from resource_classes.services import catalog_sync, trait_ensure

@@ -18,12 +18,12 @@ import uuid
 
 from django.db import transaction
 
-from allocations import history
+from allocations import changes
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from maintenance.dump import DUMP_FORMAT, DUMP_VERSION, INVENTORY_FIELDS, DumpError
 from maintenance.validation import MAX_SHOWN, dump_problems, state_problems
-from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 from placement_core import request_scope
+from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 
 
@@ -263,7 +263,7 @@ def _load_consumers(consumers, pks, provider_pk, count):
                                          "generation"], batch_size=500)
     count("consumers", len(consumers), len(new_c), len(upd_c))
     c_pk = dict(Consumer.objects.filter(uuid__in=cuuids).values_list("uuid", "pk"))
-    before = history.snapshot(c_pk.values())
+    before = changes.snapshot(c_pk.values())
     want_a = {}
     for c in consumers:
         for a in c.get("allocations", []):
@@ -284,6 +284,6 @@ def _load_consumers(consumers, pks, provider_pk, count):
     Allocation.objects.bulk_create(new_a, batch_size=500)
     Allocation.objects.bulk_update(upd_a, ["used"], batch_size=500)
     if before is not None:
-        history.record(before, history.snapshot(c_pk.values()) or {},
+        changes.record(before, changes.snapshot(c_pk.values()) or {},
                        {c["uuid"]: c.get("generation", 0) for c in consumers})
     count("allocations", len(want_a), len(new_a), len(upd_a))

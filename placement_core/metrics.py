@@ -10,7 +10,7 @@ in), and dead workers are marked through the gunicorn hook in
 development server) the figures live in this process only.
 
 The capacity gauges need the allocations app and live there
-(``allocations.metrics``); the ``/metrics`` view joins both.  Apps above
+(``planning.capacity_metrics``); the ``/metrics`` view joins both.  Apps above
 allocations (planning) add their scrape-time collectors with
 :func:`register_collector` from their ``AppConfig.ready``.
 """

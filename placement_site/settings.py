@@ -75,18 +75,16 @@ INSTALLED_APPS = [
     "placement_core",  # the shared kernel: HTTP edge, API and admin helpers; policy_show
     "resource_classes",
     "providers",
-    "allocations",
+    "allocations",  # claims and consumers
     "candidates",  # the allocation-candidate engine and explain: no models
-    "planning",  # drain what-if, forecast, scheduling failures
+    "operations",  # allocation history, usage snapshots, the audit (beside candidates)
+    "planning",  # headroom and flavors, drain what-if, forecast, failures, capacity metrics
     "reshaper",
     "console",
     "maintenance",  # the manage.py maintenance commands
 ]
 
 MIDDLEWARE = [
-    # CORS (off unless PLACEMENT_CORS_ALLOWED_ORIGINS is set): preflights are
-    # answered before authentication.
-    "placement_core.cors.CORSMiddleware",
     # The Placement HTTP edge: request ids, auth, microversions, error
     # format, cache headers.  It only acts on API paths (not /admin/,
     # /console/, /static/, /api/).
@@ -192,8 +190,9 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_MAX_AGE = 3600
 
-# LOGGING: built above from [DEFAULT] debug, log_file, log_dir, use_json, use_syslog,
-# log_config_append and PLACEMENT_LOG_LEVEL (placement_site/logsetup.py).
+# LOGGING: oslo.log's [DEFAULT] options (debug, log_file, log_dir, use_json,
+# use_journal, use_syslog, log_config_append, ...) from PLACEMENT_OSLO_CONF,
+# PLACEMENT_LOG_LEVEL and PLACEMENT_REQUEST_LOG_LEVEL (placement_site/logsetup.py).
 
 REST_FRAMEWORK = {
     # Authentication and policy are done by the placement edge and by
@@ -235,15 +234,8 @@ PLACEMENT_AUTH_STRATEGY = _CONFIG["PLACEMENT_AUTH_STRATEGY"]
 PLACEMENT_ENFORCE_NEW_DEFAULTS = _CONFIG["PLACEMENT_ENFORCE_NEW_DEFAULTS"]
 PLACEMENT_ENFORCE_SCOPE = _CONFIG["PLACEMENT_ENFORCE_SCOPE"]
 PLACEMENT_POLICY_FILE = _CONFIG["PLACEMENT_POLICY_FILE"]
-PLACEMENT_CORS_ALLOWED_ORIGINS = _CONFIG["PLACEMENT_CORS_ALLOWED_ORIGINS"]
-PLACEMENT_CORS_ALLOW_HEADERS = _CONFIG["PLACEMENT_CORS_ALLOW_HEADERS"]
-PLACEMENT_CORS_ALLOW_METHODS = [m.upper() for m in _CONFIG["PLACEMENT_CORS_ALLOW_METHODS"]]
-PLACEMENT_CORS_EXPOSE_HEADERS = _CONFIG["PLACEMENT_CORS_EXPOSE_HEADERS"]
-PLACEMENT_CORS_MAX_AGE = _CONFIG["PLACEMENT_CORS_MAX_AGE"]
-PLACEMENT_CORS_ALLOW_CREDENTIALS = _CONFIG["PLACEMENT_CORS_ALLOW_CREDENTIALS"]
-# Rewrite scheme, host and script prefix from X-Forwarded-* / Forwarded
-# (placement_site/proxy.py, applied in wsgi.py).
-PLACEMENT_ENABLE_PROXY_HEADERS_PARSING = _CONFIG["PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"]
+# [cors], [oslo_middleware] and [healthcheck] are read by oslo.middleware
+# itself from PLACEMENT_OSLO_CONF (placement_site/httpstack.py, wsgi.py).
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES"]
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_MAX_ALLOCATION_CANDIDATES"]
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = _CONFIG["PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"]
@@ -273,7 +265,7 @@ PLACEMENT_LOGIN_CLIENT_ADDRESS_HEADER = _CONFIG["PLACEMENT_LOGIN_CLIENT_ADDRESS_
 
 
 # Named request shapes whose headroom the console and /metrics report
-# (allocations/headroom.py): a list of placement_core.querystring.Flavor.
+# (planning/headroom.py): a list of placement_core.querystring.Flavor.
 PLACEMENT_FLAVORS = _CONFIG["PLACEMENT_FLAVORS"]
 
 # Benchmarks (make bench): X-Placement-DB-Time / -DB-Queries on API answers.
@@ -281,7 +273,7 @@ PLACEMENT_TIMING_HEADERS = _CONFIG["PLACEMENT_TIMING_HEADERS"]
 
 
 # --- Observability (health, allocation history, metrics, usage snapshots) --
-# Record every allocation change (allocations.history).
+# Record every allocation change (allocations.changes; read by operations.history).
 PLACEMENT_ALLOCATION_HISTORY = _CONFIG["PLACEMENT_ALLOCATION_HISTORY"]
 # prune_allocation_history drops records older than this many days; 0 keeps all.
 PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS = _CONFIG["PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS"]

@@ -42,10 +42,10 @@ from django.utils import timezone
 
 from candidates import explain
 from candidates.explanation import Explanation
-from placement_core import errors, metrics
+from placement_core import errors, metrics, retention
 from planning.models import SchedulingFailure
-from providers.models import ResourceProvider
 from planning.params import check_known, whole_number
+from providers.models import ResourceProvider
 
 LOG = logging.getLogger(__name__)
 
@@ -233,24 +233,9 @@ def on_claim_refused(sender, *, request, refusal, **kwargs):
 def prune(*, now=None, dry_run=False) -> int:
     """Drop records past the retention and beyond the newest MAX_RECORDS;
     with ``dry_run`` only count them."""
-    deleted = 0
-    old = SchedulingFailure.objects.none()
-    days = settings.PLACEMENT_FAILURE_RETENTION_DAYS
-    if days > 0:
-        cutoff = (now or timezone.now()) - timedelta(days=days)
-        old = SchedulingFailure.objects.filter(created_at__lt=cutoff)
-    keep = settings.PLACEMENT_FAILURE_MAX_RECORDS
-    if dry_run:
-        aged = old.count()
-        return aged + max(0, SchedulingFailure.objects.count() - aged - keep)
-    deleted += old.delete()[0]
-    while True:
-        extra = list(SchedulingFailure.objects.order_by("-created_at", "-id")
-                     .values_list("id", flat=True)[keep:keep + 1000])
-        if not extra:
-            break
-        deleted += SchedulingFailure.objects.filter(id__in=extra).delete()[0]
-    return deleted
+    return retention.prune(SchedulingFailure.objects, field="created_at",
+                           days=settings.PLACEMENT_FAILURE_RETENTION_DAYS,
+                           keep=settings.PLACEMENT_FAILURE_MAX_RECORDS, now=now, dry_run=dry_run)
 
 
 # -- Reading them back ----------------------------------------------------------------

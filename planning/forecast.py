@@ -1,6 +1,6 @@
 """When will we be full, and what can we not use now?
 
-**Forecast.** From the usage snapshots (``allocations.snapshots``, taken by
+**Forecast.** From the usage snapshots (``operations.snapshots``, taken by
 ``manage.py take_usage_snapshot`` from cron), per resource class, for the
 whole cloud and per aggregate: a least-squares line through the used
 amounts of the last ``PLACEMENT_FORECAST_WINDOW_DAYS`` days; its slope is
@@ -39,7 +39,8 @@ from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
-from allocations.models import Allocation, UsageSnapshot
+from allocations.models import Allocation
+from operations.models import UsageSnapshot
 from placement_core import errors
 from placement_core.uuids import normalize_uuid
 from planning.params import check_known, whole_number

@@ -1,7 +1,7 @@
 """Planning gauges for /metrics: the usage forecast and stranded capacity.
 
 Computed at scrape time and kept ``PLACEMENT_METRICS_CACHE_SECONDS`` per
-process, as the capacity gauges of allocations/metrics.py (one statement
+process, as the capacity gauges of planning/capacity_metrics.py (one statement
 for the forecast, four for stranded capacity, per refresh).  A days gauge
 is left out for a series that is not growing (it would be infinite), so a
 Grafana panel shows only what is on its way to full.

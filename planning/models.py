@@ -1,4 +1,6 @@
-"""Recorded scheduling failures (planning.failures writes them)."""
+"""Recorded scheduling failures (planning.failures writes them) and the
+flavors an operator stored for headroom (moved here from ``allocations``,
+the table kept its name)."""
 from django.db import models
 
 
@@ -33,3 +35,25 @@ class SchedulingFailure(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.reason} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class Flavor(models.Model):
+    """A named request shape an operator stored for headroom (the console's
+    Flavors page or the admin), beside the ``PLACEMENT_FLAVORS`` setting.
+
+    ``resources`` is the unsuffixed group as the setting writes it
+    (``VCPU:4,MEMORY_MB:8192,DISK_GB:80``), checked on the way in by
+    ``planning.flavor_services.flavor_parse``; a name the setting also defines is
+    the setting's (``planning.headroom.flavor_list``).
+    """
+
+    name = models.CharField(max_length=255, unique=True)
+    resources = models.CharField(max_length=1024)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "flavors"
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name

@@ -1,6 +1,6 @@
 """Provider trees as stored: parent cycles and roots that are not their
 tree's top (rows written behind the API's back). Used by the audit
-(``allocations.audit.invalid_rows``) and by the loader's checks
+(``operations.audit.invalid_rows``) and by the loader's checks
 (``maintenance.validation``)."""
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ import uuid
 import factory
 from factory.django import DjangoModelFactory
 
-from allocations.models import Allocation, Consumer, ConsumerType, Flavor, Project, User
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from planning.models import Flavor
 from providers.models import Aggregate, Inventory, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
 

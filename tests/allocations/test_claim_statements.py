@@ -15,7 +15,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from allocations.models import AllocationChange, Consumer
+from allocations.models import Consumer
+from operations.models import AllocationChange
 from tests.factories import InventoryFactory, ResourceProviderFactory
 
 pytestmark = pytest.mark.django_db

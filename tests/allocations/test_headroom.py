@@ -3,8 +3,8 @@ hand-computed cases (reserved, allocation ratio, usage, max_unit, step_size,
 nested trees, sharing pools counted once, per aggregate)."""
 import pytest
 
-from allocations.headroom import headroom
 from placement_core.querystring import Flavor, parse_flavors
+from planning.headroom import headroom
 from tests.candidates.conftest import World
 
 pytestmark = pytest.mark.django_db
@@ -67,7 +67,7 @@ def test_console_overview_and_metric_show_it(settings):
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from allocations import metrics
+    from planning import capacity_metrics
 
     settings.PLACEMENT_FLAVORS = [LARGE]
     w = World()
@@ -77,7 +77,7 @@ def test_console_overview_and_metric_show_it(settings):
     html = client.get("/console/").content.decode()
     row = html.split('id="headroom"')[1].split("</table>")[0]
     assert "m1.large" in row and '<td class="num">4</td>' in row
-    metrics.clear_cache()
+    capacity_metrics.clear_cache()
     body = Client().get("/metrics", HTTP_X_AUTH_TOKEN="admin").content.decode()
     assert 'placement_headroom_instances{aggregate="",flavor="m1.large"} 4.0' in body
 
@@ -114,7 +114,7 @@ def test_a_child_in_an_aggregate_brings_only_itself_as_usage_snapshots_count_it(
     result = headroom([LARGE])["m1.large"]
     assert result["cloud"] == 2
     assert result["aggregates"] == {str(agg.uuid): 0}
-    from allocations.snapshots import compute
+    from operations.snapshots import compute
 
     assert {rc for scope, rc in compute() if scope == str(agg.uuid)} == {"VCPU"}
 

@@ -4,12 +4,12 @@ a name both define is the setting's."""
 import pytest
 from django.test import Client
 
-from allocations import flavor_services, metrics
-from allocations.headroom import flavor_list, headroom
-from allocations.models import Flavor
 from placement_core import errors
 from placement_core.querystring import Flavor as Spec
 from placement_core.querystring import parse_flavors
+from planning import capacity_metrics, flavor_services
+from planning.headroom import flavor_list, headroom
+from planning.models import Flavor
 from tests import factories as f
 from tests.candidates.conftest import World
 
@@ -91,7 +91,7 @@ def test_headroom_and_the_metric_count_stored_flavors_beside_the_setting(setting
     World().provider("cn", inventory={"VCPU": 16})
     counts = headroom(flavor_list())
     assert {name: c["cloud"] for name, c in counts.items()} == {"set": 4, "both": 8, "stored": 2}
-    metrics.clear_cache()
+    capacity_metrics.clear_cache()
     body = Client().get("/metrics", HTTP_X_AUTH_TOKEN="admin").content.decode()
     assert 'placement_headroom_instances{aggregate="",flavor="stored"} 2.0' in body
     assert 'placement_headroom_instances{aggregate="",flavor="both"} 8.0' in body
@@ -101,6 +101,6 @@ def test_the_metric_with_stored_flavors_only(settings):
     settings.PLACEMENT_FLAVORS = []
     f.FlavorFactory(name="only", resources="VCPU:1")
     World().provider("cn", inventory={"VCPU": 3})
-    metrics.clear_cache()
+    capacity_metrics.clear_cache()
     body = Client().get("/metrics", HTTP_X_AUTH_TOKEN="admin").content.decode()
     assert 'placement_headroom_instances{aggregate="",flavor="only"} 3.0' in body

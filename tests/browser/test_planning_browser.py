@@ -16,7 +16,7 @@ def cloud(transactional_db):
     from django.test import Client
     from django.utils import timezone
 
-    from allocations.models import UsageSnapshot
+    from operations.models import UsageSnapshot
     from tests.planning.conftest import PlanningWorld
 
     get_user_model().objects.create_user("operator", password="s3cret-pw", is_staff=True)

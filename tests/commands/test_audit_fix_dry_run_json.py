@@ -51,7 +51,7 @@ def test_without_fix_there_is_nothing_to_list():
 
 
 def test_fix_records_each_deleted_empty_consumer_and_dry_run_records_nothing():
-    from allocations.models import AllocationChange
+    from operations.models import AllocationChange
 
     empty, _ = _leaky_cloud()
     _audit("--fix", "--dry-run")

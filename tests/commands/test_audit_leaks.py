@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from allocations import history
 from allocations.models import Allocation, Consumer
+from operations import history
 from providers.models import ProviderTrait
 from tests import factories as f
 from tests.commands.helpers import run

@@ -88,5 +88,5 @@ def test_flavors_refuses_a_nul_character(args):
     code, out = run(*args)
     assert code == 2
     assert out.strip() == "a flavor's name and resources hold no NUL character"
-    from allocations.models import Flavor
+    from planning.models import Flavor
     assert list(Flavor.objects.values_list("name", flat=True)) == ["ab"]

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from allocations.models import Consumer
-from allocations.audit import over_capacity
+from operations.audit import over_capacity
 from providers.models import ResourceProvider
 from tests.commands.helpers import run
 

@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from allocations.models import AllocationChange, Consumer, UsageSnapshot
+from allocations.models import Consumer
+from operations.models import AllocationChange, UsageSnapshot
 from providers.models import ResourceProvider
 from tests.commands.helpers import run
 

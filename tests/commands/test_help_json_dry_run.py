@@ -11,8 +11,8 @@ import pytest
 from django.core.management import call_command, get_commands, load_command_class
 from django.utils import timezone
 
-from allocations import snapshots
-from allocations.models import AllocationChange, UsageSnapshot
+from operations import snapshots
+from operations.models import AllocationChange, UsageSnapshot
 from tests import factories as f
 from tests.commands.helpers import run
 

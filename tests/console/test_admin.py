@@ -31,15 +31,17 @@ def data():
 def test_every_model_is_registered():
     from django.apps import apps
 
-    for app in ("resource_classes", "providers", "allocations"):
+    for app in ("resource_classes", "providers", "allocations", "operations"):
         for model in apps.get_app_config(app).get_models():
             assert admin.site.is_registered(model), model
+    assert admin.site.is_registered(apps.get_model("planning", "Flavor"))
 
 
 def test_changelists_and_detail_pages(su, data):
     rp, consumer = data
     for model in admin.site._registry:
-        if model._meta.app_label in ("resource_classes", "providers", "allocations"):
+        if model._meta.app_label in ("resource_classes", "providers", "allocations",
+                                     "operations", "planning"):
             url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
             assert su.get(url).status_code == 200, url
             assert su.get(url + "?q=x").status_code == 200, url

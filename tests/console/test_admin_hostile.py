@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from allocations.models import Flavor
+from planning.models import Flavor
 from providers.models import ResourceProvider
 from tests import factories as f
 
@@ -29,9 +29,9 @@ def _refused(response, words):
 
 
 @pytest.mark.parametrize("url", [
-    "/admin/allocations/allocationchange/?source=%00",
-    "/admin/allocations/allocationchange/?source__exact=a%00",
-    "/admin/allocations/joblock/%00/change/",
+    "/admin/operations/allocationchange/?source=%00",
+    "/admin/operations/allocationchange/?source__exact=a%00",
+    "/admin/operations/joblock/%00/change/",
     "/admin/autocomplete/?app_label=providers&model_name=resourceprovider"
     "&field_name=parent&term=%00",
     "/admin/providers/resourceprovider/?q=%00",
@@ -51,7 +51,7 @@ def test_a_search_of_100_kb_is_refused(su, url):
     assert su.get(url.format("x" * 1000)).status_code == 200
 
 
-@pytest.mark.parametrize("model", ["allocations/flavor", "auth/user"])
+@pytest.mark.parametrize("model", ["planning/flavor", "auth/user"])
 @pytest.mark.parametrize("selected", ["x", "", "1e309", "9" * 5000, "\u00b2", "1" + "0" * 30])
 def test_a_selected_row_that_is_no_id_is_refused(su, model, selected):
     f.FlavorFactory()

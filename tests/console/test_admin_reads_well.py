@@ -44,6 +44,6 @@ def test_inventories_are_searched_by_class_without_a_class_sidebar(admin_client_
     html = admin_client_.get("/admin/providers/inventory/", {"q": "DISK_GB"}).content.decode()
     assert "1 inventory" in html or ">1 result<" in html or "1 result" in html
     assert "NUMA_SOCKET" not in html  # no sidebar of every class
-    for url in ("/admin/allocations/allocation/", "/admin/allocations/allocationchange/",
-                "/admin/allocations/usagesnapshot/"):
+    for url in ("/admin/allocations/allocation/", "/admin/operations/allocationchange/",
+                "/admin/operations/usagesnapshot/"):
         assert admin_client_.get(url, {"q": "VCPU"}).status_code == 200

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from allocations import history
 from allocations.models import Allocation, Consumer
+from operations import history
 from providers.models import ProviderTrait
 from tests import factories as f
 from tests.commands.helpers import run

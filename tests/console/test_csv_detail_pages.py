@@ -7,8 +7,8 @@ import io
 import pytest
 from django.utils import timezone
 
-from allocations import snapshots
 from allocations.services import allocations_set
+from operations import snapshots
 from tests.allocations.conftest import PROJECT, USER, new_uuid
 from tests.candidates.conftest import World
 

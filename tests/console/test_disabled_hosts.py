@@ -8,8 +8,8 @@ import json
 import pytest
 from django.utils.html import strip_tags
 
-from allocations.headroom import headroom
 from placement_core.querystring import Flavor
+from planning.headroom import headroom
 from providers.models import Inventory
 from tests.candidates.conftest import World
 from tests.commands.helpers import run

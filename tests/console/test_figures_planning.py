@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from allocations.models import Consumer, UsageSnapshot
+from allocations.models import Consumer
+from operations.models import UsageSnapshot
 from planning.models import SchedulingFailure
 from tests.commands.helpers import run
 from tests.console import figures_cloud as fc

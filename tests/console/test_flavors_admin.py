@@ -4,13 +4,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from allocations import flavor_services
-from allocations.models import Flavor
+from planning import flavor_services
+from planning.models import Flavor
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 
-URL = "/admin/allocations/flavor/"
+URL = "/admin/planning/flavor/"
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from allocations.models import Flavor
 from placement_core.querystring import Flavor as Spec
+from planning.models import Flavor
 from tests import factories as f
 from tests.candidates.conftest import World
 

@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from allocations.models import Flavor
+from planning.models import Flavor
 from tests.conftest import PlacementClient
 from tests.console.populate import populate, record_failures
 
@@ -244,7 +244,7 @@ def test_the_admin_changelists_with_hostile_search_order_and_page(staff, world):
 
 
 ADMIN_FORMS = {
-    "/admin/allocations/flavor/add/": ["name", "resources"],
+    "/admin/planning/flavor/add/": ["name", "resources"],
     "/admin/providers/resourceprovider/add/": ["name", "uuid", "parent", "seen_generation"],
     "/admin/resource_classes/resourceclass/add/": ["name"],
     "/admin/resource_classes/trait/add/": ["name"],
@@ -266,7 +266,7 @@ def test_the_admin_forms_actions_and_lookups_with_hostile_values(staff, world):
                                   content_type="application/x-www-form-urlencoded")
             base = "&".join(f"{k}={v}" for k, v in form.items() if k != name)
             failures += _probe(send, (f"{base}&{q}" for q in _queries(name, SHORT)))
-    for model in ("allocations/flavor", "providers/resourceprovider", "allocations/consumer",
+    for model in ("planning/flavor", "providers/resourceprovider", "allocations/consumer",
                   "auth/user", "resource_classes/trait"):
         def send(body, model=model):
             return staff.post(f"/admin/{model}/", data=body,

@@ -108,7 +108,7 @@ def test_consumer_list_gains_hosts_resources_and_age(staff, moving):
 
 def test_headroom_and_usage_name_aggregates(staff, moving, settings):
     settings.PLACEMENT_FLAVORS = []
-    from allocations import flavor_services
+    from planning import flavor_services
 
     flavor_services.flavor_create(name="small", resources="VCPU:1,MEMORY_MB:512")
     html = staff.get("/console/").content.decode()

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from allocations.models import UsageSnapshot
 from console.charts import nice_step
+from operations.models import UsageSnapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -93,8 +93,8 @@ def test_a_bad_paste_gets_a_plain_sentence_not_a_schema(staff, cloud, pasted, se
 
 
 def test_flavors_offered_as_a_starting_point(staff, cloud, settings):
-    from allocations import flavor_services
     from placement_core.querystring import parse_flavors
+    from planning import flavor_services
 
     settings.PLACEMENT_FLAVORS = parse_flavors("m1.small=VCPU:1,MEMORY_MB:512,DISK_GB:1")
     flavor_services.flavor_create(name="big", resources="VCPU:2,MEMORY_MB:16384")

@@ -7,11 +7,13 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from allocations import history
-from allocations.models import Allocation, AllocationChange
+from allocations import changes
+from allocations.models import Allocation
 from allocations.services import allocations_set
-from tests.conftest import PlacementClient
+from operations import history
+from operations.models import AllocationChange
 from tests.allocations.conftest import PROJECT, USER, body, new_uuid
+from tests.conftest import PlacementClient
 
 GLOBAL_ID = "req-11111111-2222-3333-4444-555555555555"
 
@@ -99,14 +101,14 @@ def test_rolled_back_transaction_leaves_no_history(provider, transactional_db, m
     class Boom(Exception):
         pass
 
-    real = history.record
+    real = changes.record
 
     def record_then_fail(*args):
         real(*args)
         assert AllocationChange.objects.count() == 1  # written inside the write's transaction
         raise Boom
 
-    monkeypatch.setattr(history, "record", record_then_fail)
+    monkeypatch.setattr(changes, "record", record_then_fail)
     with pytest.raises(Boom):
         allocations_set(consumer_uuid=new_uuid(), allocations={provider.uuid: {"VCPU": 1}},
                         project_id=PROJECT, user_id=USER, consumer_generation=None)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from allocations.models import AllocationChange
+from operations.models import AllocationChange
 from tests.allocations.conftest import PROJECT, USER, body, new_uuid
 from tests.commands import upstream_schema as up
 from tests.commands.helpers import run

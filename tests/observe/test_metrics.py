@@ -4,7 +4,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from allocations import metrics as capacity
+from planning import capacity_metrics as capacity
 from tests.allocations.conftest import body, new_uuid
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
 

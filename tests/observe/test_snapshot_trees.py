@@ -6,9 +6,10 @@ from collections import defaultdict
 
 import pytest
 
-from allocations import snapshots
-from allocations.models import Allocation, UsageSnapshot
+from allocations.models import Allocation
 from allocations.services import allocations_set
+from operations import snapshots
+from operations.models import UsageSnapshot
 from providers.models import Aggregate, Inventory, ProviderAggregate
 from tests.allocations.conftest import PROJECT, USER, new_uuid
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class

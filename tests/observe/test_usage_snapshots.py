@@ -9,9 +9,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from allocations import snapshots
-from allocations.models import UsageSnapshot
 from allocations.services import allocations_set
+from operations import snapshots
+from operations.models import UsageSnapshot
 from providers.models import Aggregate, ProviderAggregate
 from tests.allocations.conftest import PROJECT, USER, new_uuid
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class

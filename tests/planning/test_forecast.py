@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from allocations.models import UsageSnapshot
+from operations.models import UsageSnapshot
 from placement_core import errors
 from planning import forecast, metrics as planning_metrics
 from tests.commands.helpers import run

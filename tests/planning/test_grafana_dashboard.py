@@ -9,9 +9,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from allocations.metrics import clear_cache
-from allocations.models import UsageSnapshot
+from operations.models import UsageSnapshot
 from planning import metrics as planning_metrics
+from planning.capacity_metrics import clear_cache
 from tests.factories import FlavorFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,8 +1,9 @@
 """manage.py allocation_history: the recorded allocation changes of a consumer or provider."""
 import json
 
-from allocations import history
+from allocations.changes import CONSUMER_DELETED
 from maintenance.base import EXIT_OK, MaintenanceCommand
+from operations import history
 from placement_core.uuids import normalize_uuid
 
 
@@ -37,7 +38,7 @@ class Command(MaintenanceCommand):
             self.stdout.write(_json_dump({"changes": records}))
             return EXIT_OK
         for r in records:
-            if r["event"] == history.CONSUMER_DELETED:
+            if r["event"] == CONSUMER_DELETED:
                 self.stdout.write(
                     f"{r['created_at']} consumer {r['consumer_uuid']} deleted (it held no "
                     f"allocations) gen {r['consumer_generation']} {r['request_id']} "

@@ -1,11 +1,11 @@
 """manage.py audit_allocations: find (and, where safe, fix) suspicious allocation data."""
 from datetime import timedelta
 
-from allocations.selectors import consumers_empty, consumers_incomplete
-from allocations import audit
-from allocations.audit import invalid_rows, over_capacity
 from allocations.consumer_services import consumers_delete_empty
+from allocations.selectors import consumers_empty, consumers_incomplete
 from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
+from operations import audit
+from operations.audit import invalid_rows, over_capacity
 
 
 # Past dates Python can reach (a hundred billion hours was an OverflowError).

@@ -1,9 +1,9 @@
 """manage.py flavors: list, store and delete the flavors headroom counts."""
 from django.conf import settings
 
-from allocations import flavor_services as services
-from allocations.models import Flavor
 from maintenance.base import EXIT_OK, MaintenanceCommand
+from planning import flavor_services as services
+from planning.models import Flavor
 
 
 class Command(MaintenanceCommand):

@@ -1,7 +1,7 @@
 """manage.py headroom: how many more of each flavor fit, cloud-wide and per aggregate."""
-from allocations.headroom import flavor_list, headroom
 from maintenance.base import EXIT_OK, MaintenanceCommand
 from placement_core.querystring import parse_flavors
+from planning.headroom import flavor_list, headroom
 
 
 class Command(MaintenanceCommand):

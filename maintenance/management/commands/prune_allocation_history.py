@@ -1,6 +1,6 @@
 """manage.py prune_allocation_history: drop history older than the retention."""
-from allocations import history
 from maintenance.base import EXIT_OK, MaintenanceCommand
+from operations import history
 
 
 # Past dates Python can reach (a hundred million days was an OverflowError).

@@ -1,6 +1,6 @@
 """manage.py take_usage_snapshot: record capacity and usage now (for cron), prune old ones."""
-from allocations import snapshots
 from maintenance.base import EXIT_OK, MaintenanceCommand
+from operations import snapshots
 
 
 class Command(MaintenanceCommand):

@@ -5,10 +5,10 @@ what they accept is :func:`flavor_name_check` and :func:`flavor_parse`, the
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from allocations.models import Flavor
 from placement_core import errors
 from placement_core.querystring import Flavor as FlavorSpec
 from placement_core.querystring import parse_flavors
+from planning.models import Flavor
 from resource_classes.models import ResourceClass
 
 

@@ -7,10 +7,10 @@ admin or service), so a scrape job needs a token like any other client.
 from django.http import HttpResponse
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from allocations.metrics import CapacityCollector
 from placement_core import metrics
 from placement_core.api import OperationsView
 from placement_core.policy import authorize
+from planning.capacity_metrics import CapacityCollector
 
 
 class MetricsView(OperationsView):

@@ -62,10 +62,10 @@ _headroom_cache = {"at": None, "value": None}
 
 
 def cached_headroom(now=None):
-    """allocations.headroom for the flavors of the setting and the stored
+    """planning.headroom for the flavors of the setting and the stored
     ones, kept as long as the capacity figures (one statement a refresh for
     the stored flavors, four more when there is any flavor)."""
-    from allocations.headroom import flavor_list, headroom
+    from planning.headroom import flavor_list, headroom
 
     now = time.monotonic() if now is None else now
     with _lock:

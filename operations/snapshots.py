@@ -19,7 +19,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
 
-from allocations.models import Allocation, JobLock, UsageSnapshot
+from allocations.models import Allocation
+from operations.models import JobLock, UsageSnapshot
+from placement_core import retention
 from providers.models import Inventory, ProviderAggregate, ResourceProvider
 
 LOCK = "usage_snapshot"
@@ -97,14 +99,8 @@ def take(*, now=None, force=False):
 def prune(*, now=None, days=None, dry_run=False):
     """Delete the snapshots past the retention (``dry_run``: count them); returns how many."""
     days = settings.PLACEMENT_USAGE_SNAPSHOT_RETENTION_DAYS if days is None else days
-    if days <= 0:
-        return 0
-    cutoff = (now or timezone.now()) - timezone.timedelta(days=days)
-    old = UsageSnapshot.objects.filter(taken_at__lt=cutoff)
-    if dry_run:
-        return old.count()
-    deleted, _ = old.delete()
-    return deleted
+    return retention.prune(UsageSnapshot.objects, field="taken_at", days=days,
+                           now=now, dry_run=dry_run)
 
 
 def series(*, aggregate_uuid="", since=None):

@@ -1,12 +1,12 @@
 """The form that stores a flavor, shared by the console's Flavors page and
 the admin, so both refuse the same things with the same words: the name and
-resources rules are ``allocations.flavor_services.flavor_name_check`` and
+resources rules are ``planning.flavor_services.flavor_name_check`` and
 ``flavor_parse`` (the ``PLACEMENT_FLAVORS`` reader, then the catalog)."""
 from django import forms
 
-from allocations import flavor_services
-from allocations.models import Flavor
 from placement_core import errors
+from planning import flavor_services
+from planning.models import Flavor
 
 
 class FlavorForm(forms.ModelForm):

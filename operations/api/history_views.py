@@ -11,7 +11,7 @@ import json
 
 from django.http import HttpResponse
 
-from allocations import history
+from operations import history
 from placement_core import errors
 from placement_core.api import OperationsView
 from placement_core.policy import authorize

@@ -27,9 +27,9 @@ import os_traits
 from django.conf import settings
 from django.db.models import Sum
 
-from allocations import models
 from allocations.models import Allocation
 from placement_core.querystring import Flavor, parse_resources
+from planning import models
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, capacity_of, unit_ok
 from providers.selectors import DISABLED_TRAIT
 
