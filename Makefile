@@ -25,7 +25,7 @@ run: venv
 	@echo "=================================================================="
 	@# /metrics sums the workers' figures from files here: start empty.
 	rm -rf $(METRICS_DIR) && mkdir -p $(METRICS_DIR)
-	PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR) PLACEMENT_AUTH_STRATEGY=noauth2 \
+	PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR) PLACEMENT_AUTH_STRATEGY=noauth2 PLACEMENT_CONSOLE=1 \
 		$(VENV)/bin/gunicorn placement_site.wsgi:application -c placement_site/gunicorn_hooks.py \
 		-b $(HOST):$(PORT) -w 2 --access-logfile -
 
@@ -38,7 +38,7 @@ demo: venv
 	DATABASE_URL=sqlite:///$(DEMO_DB) $(VENV)/bin/python manage.py migrate --noinput -v0
 	DATABASE_URL=sqlite:///$(DEMO_DB) $(VENV)/bin/python manage.py demo_cloud
 	@echo "== console: http://$(HOST):$(PORT)/console/ (log in with the line above)"
-	DATABASE_URL=sqlite:///$(DEMO_DB) PLACEMENT_AUTH_STRATEGY=noauth2 \
+	DATABASE_URL=sqlite:///$(DEMO_DB) PLACEMENT_AUTH_STRATEGY=noauth2 PLACEMENT_CONSOLE=1 \
 		PLACEMENT_FLAVORS="m1.small=VCPU:1,MEMORY_MB:2048,DISK_GB:20; m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80" \
 		$(VENV)/bin/gunicorn placement_site.wsgi:application -c placement_site/gunicorn_hooks.py -b $(HOST):$(PORT) -w 2
 

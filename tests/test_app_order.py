@@ -1,7 +1,8 @@
 """The apps import each other in one direction only (docs/architecture.md).
 
 Order: placement_core < resource_classes < providers < allocations <
-candidates < planning < {reshaper, console, maintenance} < placement_site.
+candidates < planning < {reshaper, console, maintenance} < placement_site
+< placement (upstream's entry-point names).
 A module may import its own app and the apps below it; the three apps under
 the wiring do not import each other.  placement_site (settings, urls, wsgi)
 sits on top of everything and nothing imports it.  The imports are read from the source (top-level and function-level alike), so a lazy
@@ -25,6 +26,8 @@ LAYER = {
     "console": 6,
     "maintenance": 6,
     "placement_site": 7,
+    # Upstream's entry points (placement.wsgi.api, placement-api) on top.
+    "placement": 8,
 }
 
 
