@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 METRICS_DIR := $(VENV)/run/prometheus
 
-.PHONY: venv run test test-sqlite test-databases test-postgres bench conformance test-browser difftest
+.PHONY: samples venv run test test-sqlite test-databases test-postgres bench conformance test-browser difftest
 
 $(STAMP): requirements.txt requirements-test.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -238,3 +238,8 @@ test-replica: venv
 .PHONY: test-install
 test-install: venv
 	env -u DATABASE_URL PLACEMENT_INSTALL_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_install.py -m install -s
+
+# etc/placement/placement.conf.sample and policy.yaml.sample, from oslo's
+# generators (tests/deploy/test_oslo_samples.py fails when they are stale).
+samples: venv
+	$(VENV)/bin/python -m tests.deploy.oslo_samples
