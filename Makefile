@@ -243,3 +243,22 @@ test-install: venv
 # generators (tests/deploy/test_oslo_samples.py fails when they are stale).
 samples: venv
 	$(VENV)/bin/python -m tests.deploy.oslo_samples
+
+# The deployment-tool layouts (tests/deploytools): the wheel installed alone
+# into one virtualenv made from /usr/bin/python3.11 (with uWSGI, built from
+# PyPI) and cached under /var/tmp/placement-deploytools, then started as
+# kolla-ansible, openstack-helm, OpenStack-Ansible and devstack start it
+# (real uWSGI) and as distro packages do (Debian's Apache with mod_wsgi),
+# each with that tool's files, on PostgreSQL (127.0.0.1:5432) and MariaDB
+# (127.0.0.1:3306).  deploy-tools-deps installs what is missing: a C
+# compiler and the Python headers for uWSGI, apache2 and mod_wsgi.
+.PHONY: deploy-tools-deps test-deploy-tools
+deploy-tools-deps:
+	@if ! command -v cc >/dev/null || ! test -f /usr/include/python3.11/Python.h \
+		|| ! test -x /usr/sbin/apache2 || ! test -f /usr/lib/apache2/modules/mod_wsgi.so; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			build-essential python3.11-dev python3.11-venv apache2 libapache2-mod-wsgi-py3; \
+	fi
+
+test-deploy-tools: venv deploy-tools-deps
+	env -u DATABASE_URL PLACEMENT_DEPLOYTOOLS_TEST=1 $(VENV)/bin/python -m pytest tests/deploytools -m deploytools -s $(PYTEST_ARGS)
