@@ -58,8 +58,13 @@ OPTIONS = [
     # A relative policy_file, and each of policy_dirs, is looked for in the
     # configuration directories; unset, a policy.yaml there is used
     # (resolve_policy_files below).
-    ("oslo_policy", cfg.StrOpt("policy_file"), "PLACEMENT_POLICY_FILE", "PLACEMENT_POLICY_FILE"),
-    ("oslo_policy", cfg.MultiStrOpt("policy_dirs", default=["policy.d"]), None,
+    ("oslo_policy", cfg.StrOpt("policy_file", help=(
+        "The policy file; a relative name is found in the configuration directories. "
+        "Unset, a policy.yaml there is used when one exists.")),
+     "PLACEMENT_POLICY_FILE", "PLACEMENT_POLICY_FILE"),
+    ("oslo_policy", cfg.MultiStrOpt("policy_dirs", default=["policy.d"], help=(
+        "Directories of policy files read after policy_file, each found in the "
+        "configuration directories when relative; missing ones are skipped.")), None,
      "PLACEMENT_POLICY_DIRS"),
     ("cors", cfg.ListOpt("allowed_origin", default=[]),
      "PLACEMENT_CORS_ALLOWED_ORIGINS", "PLACEMENT_CORS_ALLOWED_ORIGINS"),
@@ -68,10 +73,13 @@ OPTIONS = [
     # --- Deployment from the package (state, logging, proxies, CORS) ------
     # Not upstream's: the console and the Django admin on the API port, off
     # unless asked for; the key that signs their sessions (placement_core.state).
-    ("console", cfg.BoolOpt("enabled", default=False), "PLACEMENT_CONSOLE",
-     "PLACEMENT_CONSOLE_ENABLED"),
-    ("console", cfg.StrOpt("secret_key", secret=True), "PLACEMENT_SECRET_KEY",
-     "PLACEMENT_SECRET_KEY"),
+    ("console", cfg.BoolOpt("enabled", default=False, help=(
+        "Serve the operator console (/console/) and the Django admin (/admin/) on the API "
+        "port. Off, both answer 404.")), "PLACEMENT_CONSOLE", "PLACEMENT_CONSOLE_ENABLED"),
+    ("console", cfg.StrOpt("secret_key", secret=True, help=(
+        "The key that signs console and admin sessions. Unset, a random key is made once "
+        "and kept in <state_path>/secret_key; give every server behind one load balancer "
+        "the same key.")), "PLACEMENT_SECRET_KEY", "PLACEMENT_SECRET_KEY"),
     # Where an installed copy writes (placement_core/state.py).
     ("placement", cfg.StrOpt("state_path"), "PLACEMENT_STATE_PATH", "PLACEMENT_STATE_PATH"),
     ("placement", cfg.StrOpt("static_root"), "PLACEMENT_STATIC_ROOT", "PLACEMENT_STATIC_ROOT"),
