@@ -28,6 +28,9 @@ class Layout:
     request_log: Path       # where the tool's request log lines land
     state_dir: Path         # where the per-install secret key is kept
     stop_signal: str = "SIGINT"
+    # How the tool runs placement-manage and placement-status: as the
+    # service's user where it has one (the log file is that user's).
+    run_as: list = dataclasses.field(default_factory=list)
 
 
 def _write(path: Path, text: str, mode=0o644):
@@ -130,11 +133,14 @@ def write(tool: str, root: Path, venv: Path, url: str, port: int) -> Layout:
         return Layout(tool, root, etc, argv, env, output, output, state)
     if tool == "devstack":
         # The URL as devstack writes it: charset and SQLAlchemy's plugin.
+        # devstack writes no policy file; the operator's override here is
+        # the test's, beside placement.conf.
         sep = "&" if "?" in url else "?"
         extra = "charset=utf8" if url.startswith("mysql") else "client_encoding=utf8"
         _write(etc / "placement.conf", _conf({
             "DEFAULT": {"debug": "True"}, "api": noauth,
             "placement_database": {"connection": f"{url}{sep}{extra}&plugin=dbcounter"}}))
+        _write(etc / "policy.yaml", POLICY_OVERRIDE)
         ini = etc / "placement-uwsgi.ini"
         _write(ini, _uwsgi_ini([
             ("processes", 2), ("master", "true"), ("enable-threads", "true"),
@@ -182,5 +188,5 @@ def write(tool: str, root: Path, venv: Path, url: str, port: int) -> Layout:
             f"<Directory {script.parent}>", "  Require all granted", "</Directory>", ""]))
         argv = ["/usr/sbin/apache2", "-f", str(conf), "-DFOREGROUND"]
         return Layout(tool, root, etc, argv, env, root / "apache-error.log", log, state,
-                      stop_signal="SIGTERM")
+                      stop_signal="SIGTERM", run_as=["runuser", "-u", "www-data", "--"])
     raise ValueError(tool)

@@ -72,7 +72,7 @@ def fresh_database(kind, name):
 
 
 def command(layout, venv, *argv):
-    return subprocess.run([str(venv / "bin" / argv[0]), *argv[1:]], env=layout.env,
+    return subprocess.run([*layout.run_as, str(venv / "bin" / argv[0]), *argv[1:]], env=layout.env,
                           cwd=layout.root, capture_output=True, text=True, timeout=300)
 
 
