@@ -106,9 +106,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # CORS (off unless PLACEMENT_CORS_ALLOWED_ORIGINS is set): preflights are
-    # answered before authentication.
-    "placement_core.cors.CORSMiddleware",
     # /console/ and /admin/ are 404 unless the console is enabled.
     "placement_site.surface.ConsoleSurfaceMiddleware",
     # The Placement HTTP edge: request ids, auth, microversions, error
@@ -215,8 +212,9 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_MAX_AGE = 3600
 
-# LOGGING: built above from [DEFAULT] debug, log_file, log_dir, use_json, use_syslog,
-# log_config_append and PLACEMENT_LOG_LEVEL (placement_site/logsetup.py).
+# LOGGING: oslo.log's [DEFAULT] options (debug, log_file, log_dir, use_json,
+# use_journal, use_syslog, log_config_append, ...) from PLACEMENT_OSLO_CONF,
+# PLACEMENT_LOG_LEVEL and PLACEMENT_REQUEST_LOG_LEVEL (placement_site/logsetup.py).
 
 REST_FRAMEWORK = {
     # Authentication and policy are done by the placement edge and by
@@ -259,15 +257,8 @@ PLACEMENT_ENFORCE_NEW_DEFAULTS = _CONFIG["PLACEMENT_ENFORCE_NEW_DEFAULTS"]
 PLACEMENT_ENFORCE_SCOPE = _CONFIG["PLACEMENT_ENFORCE_SCOPE"]
 PLACEMENT_POLICY_FILE = _CONFIG["PLACEMENT_POLICY_FILE"]
 PLACEMENT_POLICY_DIRS = _CONFIG["PLACEMENT_POLICY_DIRS"]
-PLACEMENT_CORS_ALLOWED_ORIGINS = _CONFIG["PLACEMENT_CORS_ALLOWED_ORIGINS"]
-PLACEMENT_CORS_ALLOW_HEADERS = _CONFIG["PLACEMENT_CORS_ALLOW_HEADERS"]
-PLACEMENT_CORS_ALLOW_METHODS = [m.upper() for m in _CONFIG["PLACEMENT_CORS_ALLOW_METHODS"]]
-PLACEMENT_CORS_EXPOSE_HEADERS = _CONFIG["PLACEMENT_CORS_EXPOSE_HEADERS"]
-PLACEMENT_CORS_MAX_AGE = _CONFIG["PLACEMENT_CORS_MAX_AGE"]
-PLACEMENT_CORS_ALLOW_CREDENTIALS = _CONFIG["PLACEMENT_CORS_ALLOW_CREDENTIALS"]
-# Rewrite scheme, host and script prefix from X-Forwarded-* / Forwarded
-# (placement_site/proxy.py, applied in wsgi.py).
-PLACEMENT_ENABLE_PROXY_HEADERS_PARSING = _CONFIG["PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"]
+# [cors], [oslo_middleware] and [healthcheck] are read by oslo.middleware
+# itself from PLACEMENT_OSLO_CONF (placement_site/httpstack.py, wsgi.py).
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES"]
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_MAX_ALLOCATION_CANDIDATES"]
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = _CONFIG["PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"]
