@@ -60,6 +60,9 @@ def installed_venv(wheel: Path, log=print) -> Path:
                 shutil.rmtree(venv)
             log(f"building {venv} (the wheel, its dependencies, uWSGI)")
             subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(venv)], check=True)
+            # wheel first: pip then builds uWSGI's sdist into a wheel it
+            # caches, so the next virtualenv does not compile it again.
+            pip(venv, "install", "wheel")
             pip(venv, "install", str(wheel), "uwsgi")
             (venv / ".complete").write_text("ok\n")
         pip(venv, "install", "--no-deps", "--force-reinstall", str(wheel))
