@@ -168,6 +168,15 @@ def run_case(layout, venv, port, tool):
     online = command(layout, venv, "placement-manage", "db", "online_data_migrations")
     assert online.returncode == 0, online.stderr
     assert "| Migration | Total Needed | Completed |" in online.stdout
+    if tool == "kolla":
+        # kolla's validate-config, and its image build's generators.
+        validate = command(layout, venv, "oslo-config-validator", "--namespace", "placement",
+                           "--namespace", "oslo.log", "--input-file",
+                           str(layout.config_dir / "placement.conf"))
+        assert validate.returncode == 0, validate.stdout + validate.stderr
+        for generator in ("oslo-config-generator", "oslopolicy-sample-generator"):
+            made = command(layout, venv, generator, "--namespace", "placement")
+            assert made.returncode == 0 and "placement" in made.stdout, made.stderr
     check = command(layout, venv, "placement-status", "upgrade", "check")
     assert check.returncode == 0, check.stdout + check.stderr
     assert "| Upgrade Check Results" in check.stdout
