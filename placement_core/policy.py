@@ -45,10 +45,10 @@ _enforcers = {}
 
 def _settings_key():
     return (
-        getattr(settings, "PLACEMENT_POLICY_FILE", None) or None,
-        bool(getattr(settings, "PLACEMENT_ENFORCE_NEW_DEFAULTS", False)),
-        bool(getattr(settings, "PLACEMENT_ENFORCE_SCOPE", False)),
-        tuple(getattr(settings, "PLACEMENT_POLICY_DIRS", None) or ()),
+        settings.PLACEMENT_POLICY_FILE or None,
+        settings.PLACEMENT_ENFORCE_NEW_DEFAULTS,
+        settings.PLACEMENT_ENFORCE_SCOPE,
+        tuple(settings.PLACEMENT_POLICY_DIRS or ()),
     )
 
 

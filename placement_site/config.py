@@ -26,13 +26,14 @@ from oslo_log import log as oslo_log
 from oslo_middleware import cors, http_proxy_to_wsgi
 
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
+# The headers upstream Placement lets a cross-origin page send and read ([cors]).
+CORS_HEADERS = ("X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status", "X-Roles",
+                "X-Service-Catalog", "X-User-Id", "X-Tenant-Id", "OpenStack-API-Version")
+CORS_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
 
-# What a browser page may send and read unless [cors] says otherwise: the
-# headers an OpenStack client uses with this service.
-CORS_HEADERS = ["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status", "X-Roles",
-                "X-Service-Catalog", "X-User-Id", "X-Tenant-Id", "OpenStack-API-Version"]
-cors.set_defaults(allow_headers=CORS_HEADERS, expose_headers=CORS_HEADERS,
-                  allow_methods=["GET", "PUT", "POST", "DELETE", "PATCH"])
+# oslo.middleware's [cors] defaults are empty lists: upstream's are set.
+cors.set_defaults(allow_headers=list(CORS_HEADERS), expose_headers=list(CORS_HEADERS),
+                  allow_methods=list(CORS_METHODS))
 
 
 def _middleware_opt(options, name):
@@ -216,7 +217,25 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_FAILURE_QUERY_MAX_CHARS",
      cfg.IntOpt("failure_query_max_chars", default=2048, min=64, max=65536),
      "PLACEMENT_FAILURE_QUERY_MAX_CHARS"),
+    # Django's web settings (placement_site/settings.py).
+    ("PLACEMENT_ALLOWED_HOSTS", cfg.ListOpt("allowed_hosts", default=[]),
+     "PLACEMENT_ALLOWED_HOSTS"),
+    ("PLACEMENT_CSRF_TRUSTED_ORIGINS", cfg.ListOpt("csrf_trusted_origins", default=[]),
+     "PLACEMENT_CSRF_TRUSTED_ORIGINS"),
+    # MariaDB Galera: the session's wsrep_sync_wait bit mask (read-your-writes
+    # across nodes; placement_core.database).
+    ("PLACEMENT_DB_SYNC_WAIT", cfg.IntOpt("db_sync_wait", min=0, max=15),
+     "PLACEMENT_DB_SYNC_WAIT"),
+    # prometheus_client's own variable: /metrics sums the workers' files there.
+    ("PROMETHEUS_MULTIPROC_DIR", cfg.StrOpt("prometheus_multiproc_dir", default=""),
+     "PROMETHEUS_MULTIPROC_DIR"),
 ]
+
+# Variables read as they are, by prefix: keystonemiddleware's settings
+# (placement_site/keystone.py) and its OS_KEYSTONE_AUTHTOKEN__* overrides.
+KEYSTONE_PREFIXES = ("PLACEMENT_KEYSTONE_", "OS_KEYSTONE_AUTHTOKEN__")
+# The default state directory is under these (placement_core.state).
+HOME_VARIABLES = ("XDG_STATE_HOME", "HOME")
 
 
 class ConfigError(ValueError):
@@ -357,6 +376,20 @@ def load(environ=None):
     except ValueError as exc:
         raise ConfigError(f"invalid value for PLACEMENT_FLAVORS: {exc}") from None
     check_database_options(values)
+    # DATABASE_URL wins over [placement_database] connection (and its
+    # OS_PLACEMENT_DATABASE__CONNECTION override).
+    # An empty [cors] list means the standard one, for oslo.middleware too.
+    for option, name, standard in (
+            ("allow_headers", "PLACEMENT_CORS_ALLOW_HEADERS", CORS_HEADERS),
+            ("expose_headers", "PLACEMENT_CORS_EXPOSE_HEADERS", CORS_HEADERS),
+            ("allow_methods", "PLACEMENT_CORS_ALLOW_METHODS", CORS_METHODS)):
+        if not values[name]:
+            values[name] = list(standard)
+            conf.set_override(option, values[name], "cors")
+    values["DATABASE_URL"] = environ.get("DATABASE_URL") or values["DATABASE_CONNECTION"]
+    values["KEYSTONE_ENVIRON"] = {name: value for name, value in environ.items()
+                                  if name.startswith(KEYSTONE_PREFIXES)}
+    values["HOME_ENVIRON"] = {name: environ[name] for name in HOME_VARIABLES if name in environ}
     values["CONFIG_FILES"] = files
     values["CONFIG_DIRS"] = dirs
     resolve_policy_files(values, conf, configured_file=not environ.get("PLACEMENT_POLICY_FILE"))

@@ -74,6 +74,16 @@ def test_default_allow_headers_are_this_services():
     assert config.CORS_HEADERS[-1] == "OpenStack-API-Version"
 
 
+def test_an_empty_cors_list_means_the_standard_one():
+    values, conf = config.load({"OS_CORS__ALLOW_HEADERS": "", "OS_CORS__EXPOSE_HEADERS": "",
+                                "OS_CORS__ALLOW_METHODS": "",
+                                "OS_PLACEMENT_CONFIG_DIR": "/nonexistent"})
+    assert values["PLACEMENT_CORS_ALLOW_HEADERS"] == list(config.CORS_HEADERS)
+    assert conf.cors.allow_headers == list(config.CORS_HEADERS)
+    assert conf.cors.expose_headers == list(config.CORS_HEADERS)
+    assert conf.cors.allow_methods == ["GET", "PUT", "POST", "DELETE", "PATCH"]
+
+
 def test_cors_off_without_an_allowed_origin():
     response = preflight(VALID, allowed_origin=[])
     assert response.status_code == 405

@@ -105,8 +105,14 @@ def test_other_backends_run_beside_the_database_check(tmp_path):
     assert b"DISABLED BY FILE" in response.body
 
 
+# Outside the test's transaction: the declined probe is a whole Django
+# request, whose end handles the connection as a server's would.
+@pytest.mark.django_db(transaction=True)
 def test_a_source_outside_the_allowed_ranges_gets_a_404():
-    assert probe(allowed_source_ranges=["192.0.2.0/24"]).status_code == 404
+    # Declined by the probe, the request is an unknown route to Django.
+    outside = probe(headers={"X-Auth-Token": "admin"}, allowed_source_ranges=["192.0.2.0/24"])
+    assert outside.status_code == 404 and b"placement.undefined_code" in outside.body
+    assert probe(allowed_source_ranges=["192.0.2.0/24"]).status_code == 401
     response = wsgi_stack.call("GET", "/healthcheck", environ={"REMOTE_ADDR": "192.0.2.7"},
                                healthcheck={"allowed_source_ranges": ["192.0.2.0/24"]})
     assert (response.status_code, response.body) == (200, b"OK")
