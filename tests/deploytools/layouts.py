@@ -107,7 +107,8 @@ def write(tool: str, root: Path, venv: Path, url: str, port: int) -> Layout:
             "propagate = 0", "",
             "[handler_stderr]", "class = StreamHandler", "args = (sys.stderr,)",
             "formatter = context", "",
-            "[formatter_context]", "class = oslo_log.formatters.ContextFormatter", ""]))
+            "[formatter_context]", "class = oslo_log.formatters.ContextFormatter",
+            "datefmt = %Y-%m-%d %H:%M:%S", ""]))
         _write(etc / "policy.yaml", POLICY_OVERRIDE)
         ini = etc / "placement-api-uwsgi.ini"
         _write(ini, _uwsgi_ini([
