@@ -63,7 +63,7 @@ def _policy_check() -> Check:
     paths = [settings.PLACEMENT_POLICY_FILE] if settings.PLACEMENT_POLICY_FILE else []
     details = []
     try:
-        paths += policy.policy_dir_files(getattr(settings, "PLACEMENT_POLICY_DIRS", []))
+        paths += policy.policy_dir_files(settings.PLACEMENT_POLICY_DIRS)
     except OSError as exc:
         details.append(f"policy directory cannot be read: {exc.strerror}")
     for path in paths:

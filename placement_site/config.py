@@ -90,7 +90,7 @@ OPTIONS = [
     ("console", cfg.BoolOpt("enabled", default=False, help=(
         "Serve the operator console (/console/) and the Django admin (/admin/) on the API "
         "port. Off, both answer 404.")), "PLACEMENT_CONSOLE", "PLACEMENT_CONSOLE_ENABLED"),
-    ("console", cfg.StrOpt("secret_key", secret=True, help=(
+    ("console", cfg.StrOpt("secret_key", default="", secret=True, help=(
         "The key that signs console and admin sessions. Unset, a random key is made once "
         "and kept in <state_path>/secret_key; give every server behind one load balancer "
         "the same key.")), "PLACEMENT_SECRET_KEY", "PLACEMENT_SECRET_KEY"),
