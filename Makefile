@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 METRICS_DIR := $(VENV)/run/prometheus
 
-.PHONY: venv run test test-sqlite test-databases test-postgres bench conformance test-browser difftest
+.PHONY: samples venv run test test-sqlite test-databases test-postgres bench conformance test-browser difftest
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ run: venv
 	@echo "=================================================================="
 	@# /metrics sums the workers' figures from files here: start empty.
 	rm -rf $(METRICS_DIR) && mkdir -p $(METRICS_DIR)
-	PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR) PLACEMENT_AUTH_STRATEGY=noauth2 \
+	PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR) PLACEMENT_AUTH_STRATEGY=noauth2 PLACEMENT_CONSOLE=1 \
 		$(VENV)/bin/gunicorn placement_site.wsgi:application -c placement_site/gunicorn_hooks.py \
 		-b $(HOST):$(PORT) -w 2 --access-logfile -
 
@@ -42,7 +42,7 @@ demo: venv
 	DATABASE_URL=sqlite:///$(DEMO_DB) $(VENV)/bin/python manage.py migrate --noinput -v0
 	DATABASE_URL=sqlite:///$(DEMO_DB) $(VENV)/bin/python manage.py demo_cloud
 	@echo "== console: http://$(HOST):$(PORT)/console/ (log in with the line above)"
-	DATABASE_URL=sqlite:///$(DEMO_DB) PLACEMENT_AUTH_STRATEGY=noauth2 \
+	DATABASE_URL=sqlite:///$(DEMO_DB) PLACEMENT_AUTH_STRATEGY=noauth2 PLACEMENT_CONSOLE=1 \
 		PLACEMENT_FLAVORS="m1.small=VCPU:1,MEMORY_MB:2048,DISK_GB:20; m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80" \
 		$(VENV)/bin/gunicorn placement_site.wsgi:application -c placement_site/gunicorn_hooks.py -b $(HOST):$(PORT) -w 2
 
@@ -257,3 +257,27 @@ test-replica: venv
 .PHONY: test-install
 test-install: venv
 	env -u DATABASE_URL PLACEMENT_INSTALL_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_install.py -m install -s
+
+# etc/placement/placement.conf.sample and policy.yaml.sample, from oslo's
+# generators (tests/deploy/test_oslo_samples.py fails when they are stale).
+samples: venv
+	$(VENV)/bin/python -m tests.deploy.oslo_samples
+
+# The deployment-tool layouts (tests/deploytools): the wheel installed alone
+# into one virtualenv made from /usr/bin/python3.11 (with uWSGI, built from
+# PyPI) and cached under /var/tmp/placement-deploytools, then started as
+# kolla-ansible, openstack-helm, OpenStack-Ansible and devstack start it
+# (real uWSGI) and as distro packages do (Debian's Apache with mod_wsgi),
+# each with that tool's files, on PostgreSQL (127.0.0.1:5432) and MariaDB
+# (127.0.0.1:3306).  deploy-tools-deps installs what is missing: a C
+# compiler and the Python headers for uWSGI, apache2 and mod_wsgi.
+.PHONY: deploy-tools-deps test-deploy-tools
+deploy-tools-deps:
+	@if ! command -v cc >/dev/null || ! test -f /usr/include/python3.11/Python.h \
+		|| ! test -x /usr/sbin/apache2 || ! test -f /usr/lib/apache2/modules/mod_wsgi.so; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			build-essential python3.11-dev python3.11-venv apache2 libapache2-mod-wsgi-py3; \
+	fi
+
+test-deploy-tools: venv deploy-tools-deps
+	env -u DATABASE_URL PLACEMENT_DEPLOYTOOLS_TEST=1 $(VENV)/bin/python -m pytest tests/deploytools -m deploytools -s $(PYTEST_ARGS)

@@ -43,7 +43,7 @@ SCHEMA_CHECK = "Database schema is current"
 POLICY_CHECK = "Policy file is readable"
 
 
-def _schema_problem() -> str | None:
+def schema_problem() -> str | None:
     """Why the data checks cannot run: no database, or migrations pending."""
     from django.db import DatabaseError, connection
     from django.db.migrations.executor import MigrationExecutor
@@ -60,9 +60,13 @@ def _schema_problem() -> str | None:
 
 
 def _policy_check() -> Check:
-    path = settings.PLACEMENT_POLICY_FILE
+    paths = [settings.PLACEMENT_POLICY_FILE] if settings.PLACEMENT_POLICY_FILE else []
     details = []
-    if path:
+    try:
+        paths += policy.policy_dir_files(settings.PLACEMENT_POLICY_DIRS)
+    except OSError as exc:
+        details.append(f"policy directory cannot be read: {exc.strerror}")
+    for path in paths:
         try:
             policy.validate_policy_file(path)
         except policy.PolicyFileError as exc:
@@ -71,7 +75,7 @@ def _policy_check() -> Check:
 
 
 def status_checks() -> list[Check]:
-    problem = _schema_problem()
+    problem = schema_problem()
     if problem:
         # The data checks would only fail on the missing tables.
         return [Check(SCHEMA_CHECK, False, [problem]), _policy_check()]

@@ -1,10 +1,10 @@
 """The console scripts of an installed copy, with upstream's names:
 
-``placement-manage [--config-file F] db sync | db version | db stamp VERSION |
-db online_data_migrations``
-``placement-manage [--config-file F] COMMAND [options]``: every operator
-command (audit, heal, explain, headroom, flavors, history, ... : ``COMMANDS``)
-``placement-status [--config-file F] upgrade check [--json]``
+``placement-manage [--config-file F] [--config-dir D] db sync | db version |
+db stamp VERSION | db online_data_migrations``
+``placement-manage [--config-file F] [--config-dir D] COMMAND [options]``:
+every operator command (audit, heal, explain, headroom, ... : ``COMMANDS``)
+``placement-status [--config-file F] [--config-dir D] upgrade check [--json]``
 
 Both set up Django (settings from placement.conf, OS_* and PLACEMENT_*
 variables, placement_site/config.py) and run this project's management
@@ -44,22 +44,31 @@ COMMANDS = {
 }
 
 
-def _setup(config_files):
+def _setup(config_files, config_dirs=()):
     if config_files:
         os.environ["PLACEMENT_CONFIG_FILES"] = os.pathsep.join(
             os.path.abspath(f) for f in config_files)
+    if config_dirs:
+        os.environ["PLACEMENT_CONFIG_DIRS"] = os.pathsep.join(
+            os.path.abspath(d) for d in config_dirs)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
     import django
 
     django.setup()
 
 
-def _parser(prog):
-    parser = argparse.ArgumentParser(prog=prog)
+def _add_config_options(parser):
     parser.add_argument("--config-file", action="append", default=[],
-                        help="placement.conf to read instead of "
-                             "$OS_PLACEMENT_CONFIG_DIR/placement.conf (repeatable)")
+                        help="placement.conf to read instead of the one found in "
+                             "$OS_PLACEMENT_CONFIG_DIR, ~/.placement, /etc/placement (repeatable)")
+    parser.add_argument("--config-dir", action="append", default=[],
+                        help="a directory whose *.conf files are read after the configuration "
+                             "files, in name order, instead of placement.conf.d (repeatable)")
     return parser
+
+
+def _parser(prog):
+    return _add_config_options(argparse.ArgumentParser(prog=prog))
 
 
 # --- placement-manage -------------------------------------------------------
@@ -77,7 +86,14 @@ def _say_database():
 
 def _db_sync(args):
     from django.core.management import call_command
+    from django.db import connection
 
+    from maintenance.upstream_schema import upstream_schema_refusal
+
+    refusal = upstream_schema_refusal(connection)
+    if refusal:
+        print(f"placement-manage: {refusal}", file=sys.stderr)
+        return 1
     call_command("migrate", interactive=False, verbosity=1)
     return 0
 
@@ -121,10 +137,18 @@ def _db_stamp(args):
 def _db_online_data_migrations(args):
     # Every data change ships inside the schema migrations `db sync` runs;
     # there is nothing left to do online.  The empty summary keeps the
-    # command's contract (0: nothing remains) for tools that call it.
+    # command's contract for tools that call it: 0 nothing remains, 2 an
+    # error (a database that cannot be reached or has no schema yet: a tool
+    # retrying until 0 or 2 must not take that for done), 127 bad input.
     if args.max_count is not None and args.max_count < 1:
         print("--max-count must be a positive integer", file=sys.stderr)
         return 127
+    from maintenance.checks import schema_problem
+
+    problem = schema_problem()
+    if problem:
+        print(f"placement-manage: {problem}", file=sys.stderr)
+        return 2
     print("+-----------+--------------+-----------+")
     print("| Migration | Total Needed | Completed |")
     print("+-----------+--------------+-----------+")
@@ -132,17 +156,18 @@ def _db_online_data_migrations(args):
     return 0
 
 
-def _config_files(argv):
-    """The ``--config-file`` values anywhere in ``argv`` (before ``--``)."""
-    files = []
+def _config_paths(argv, option):
+    """The values of ``option`` (``--config-file``, ``--config-dir``)
+    anywhere in ``argv`` (before ``--``)."""
+    paths = []
     for i, word in enumerate(argv):
         if word == "--":
             break
-        if word == "--config-file" and i + 1 < len(argv):
-            files.append(argv[i + 1])
-        elif word.startswith("--config-file="):
-            files.append(word.split("=", 1)[1])
-    return files
+        if word == option and i + 1 < len(argv):
+            paths.append(argv[i + 1])
+        elif word.startswith(option + "="):
+            paths.append(word.split("=", 1)[1])
+    return paths
 
 
 def _command_name(argv):
@@ -152,7 +177,7 @@ def _command_name(argv):
     for i, word in enumerate(argv):
         if skip:
             skip = False
-        elif word == "--config-file":
+        elif word in ("--config-file", "--config-dir"):
             skip = True
         elif not word.startswith("-"):
             return i, word
@@ -161,8 +186,9 @@ def _command_name(argv):
 
 def _run_command(position, name, argv):
     """``placement-manage NAME ...``: the management command, parsed by its
-    own parser (``--help``), with ``--config-file`` accepted there too."""
-    _setup(_config_files(argv))
+    own parser (``--help``), with ``--config-file``/``--config-dir`` accepted
+    there too."""
+    _setup(_config_paths(argv, "--config-file"), _config_paths(argv, "--config-dir"))
     from django.core.management import get_commands, load_command_class
 
     django_name, _about = COMMANDS[name]
@@ -170,11 +196,7 @@ def _run_command(position, name, argv):
     own_parser = command.create_parser
 
     def create_parser(prog_name, subcommand, **kwargs):
-        parser = own_parser(prog_name, subcommand, **kwargs)
-        parser.add_argument("--config-file", action="append", default=[],
-                            help="placement.conf to read instead of "
-                                 "$OS_PLACEMENT_CONFIG_DIR/placement.conf (repeatable)")
-        return parser
+        return _add_config_options(own_parser(prog_name, subcommand, **kwargs))
 
     command.create_parser = create_parser
     rest = argv[:position] + argv[position + 1:]
@@ -206,7 +228,7 @@ def manage(argv=None):
     online.add_argument("--max-count", type=int, default=None)
     online.set_defaults(run=_db_online_data_migrations)
     args = parser.parse_args(argv)
-    _setup(args.config_file)
+    _setup(args.config_file, args.config_dir)
     _say_database()
     try:
         return args.run(args)
@@ -259,7 +281,18 @@ def status(argv=None):
     check = upgrade.add_parser("check", help="run the upgrade checks")
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
-    _setup(args.config_file)
+    _setup(args.config_file, args.config_dir)
+    from django.db import DatabaseError, connection
+
+    try:
+        # Upstream's checks read the database: one that cannot be reached is
+        # an error running them (255), not a check that failed (2).
+        connection.ensure_connection()
+    except DatabaseError as exc:
+        print(f"placement-status: the database cannot be reached: "
+              f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}",
+              file=sys.stderr)
+        return 255
     try:
         results = _results()
     except Exception as exc:

@@ -8,9 +8,11 @@ Both spellings an operator may hold are read here: Django-style URLs
 its own driver per database (psycopg 3; PyMySQL for MariaDB/MySQL, see
 docs/databases.md for why).
 """
+import inspect
 import os
 import re
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -28,6 +30,51 @@ MYSQL_COLLATION = "utf8mb4_bin"
 # The session settings of a MariaDB/MySQL connection unless
 # [placement_database] mysql_sql_mode says otherwise.
 DEFAULT_MYSQL_SQL_MODE = "STRICT_TRANS_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO"
+
+
+# What each Django backend passes on to its driver, besides the driver's own
+# keywords, and sqlite3.connect's keywords (a builtin: no signature to read).
+_BACKEND_OPTIONS = {
+    "postgresql": {"pool", "server_side_binding", "isolation_level", "assume_role",
+                   "prepare_threshold", "cursor_factory", "context", "autocommit"},
+    "mysql": {"isolation_level"},
+    "sqlite3": {"init_command", "transaction_mode", "timeout", "detect_types",
+                "isolation_level", "check_same_thread", "factory", "cached_statements", "uri"},
+}
+
+
+def driver_keywords(engine: str) -> set[str]:
+    """The OPTIONS keys the backend of ``engine`` and its driver accept."""
+    vendor = engine.rsplit(".", 1)[-1]
+    known = set(_BACKEND_OPTIONS.get(vendor, ()))
+    if vendor == "postgresql":
+        import psycopg
+
+        known |= {d.keyword.decode() for d in psycopg.pq.Conninfo.get_defaults()}
+    elif vendor == "mysql":
+        import pymysql
+
+        known |= set(inspect.signature(pymysql.connections.Connection.__init__).parameters)
+    return known - {"self"}
+
+
+def drop_foreign_parameters(db: dict, *, warn=None) -> list[str]:
+    """Remove from ``db["OPTIONS"]`` the URL parameters its driver does not
+    take (SQLAlchemy's own, such as devstack's ``plugin=dbcounter``), with
+    one warning line naming them; return their names."""
+    known = driver_keywords(db["ENGINE"])
+    dropped = sorted(name for name in db.get("OPTIONS", {}) if name not in known)
+    for name in dropped:
+        del db["OPTIONS"][name]
+    if dropped:
+        vendor = db["ENGINE"].rsplit(".", 1)[-1]
+        line = (f"placement: database URL parameter(s) ignored, not taken by the {vendor} "
+                f"driver: {', '.join(dropped)}")
+        if warn is None:
+            print(line, file=sys.stderr, flush=True)
+        else:
+            warn(line)
+    return dropped
 
 
 @dataclass(frozen=True)
@@ -52,7 +99,7 @@ class Limits:
 
 
 def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None = None,
-                      limits: Limits = Limits()) -> dict:
+                      limits: Limits = Limits(), warn=None) -> dict:
     """``url`` -> one entry of Django's ``DATABASES``; ValueError if unusable.
 
     ``sync_wait`` (MariaDB Galera only): the session's ``wsrep_sync_wait``,
@@ -61,7 +108,8 @@ def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None
     ``PLACEMENT_DB_SYNC_WAIT`` (checked by placement_site/config.py).
 
     A driver option the URL (or ``connection_parameters``) spells out itself
-    wins over the one ``limits`` gives.
+    wins over the one ``limits`` gives; a URL parameter no driver takes is
+    dropped with one warning line (``warn``, default stderr).
     """
     url = _DRIVER_SUFFIX.sub(lambda m: f"{m.group('scheme')}://", url.strip(), count=1)
     if limits.connection_parameters:
@@ -71,6 +119,7 @@ def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None
     except Exception as exc:  # dj_database_url raises several kinds
         raise ValueError(f"cannot use database URL {_hide_password(url)!r}: {exc}") from None
     db.setdefault("OPTIONS", {})
+    drop_foreign_parameters(db, warn=warn)
     statement_ms = int(limits.statement_timeout * 1000)
     if db["ENGINE"] == "django.db.backends.sqlite3":
         # Writers queue on the database lock instead of failing half-way

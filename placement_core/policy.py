@@ -13,7 +13,9 @@ Settings (placement_site/settings.py, from the environment):
 * ``PLACEMENT_ENFORCE_SCOPE``: refuse tokens whose scope (system, domain,
   project) the rule is not declared for.
 * ``PLACEMENT_POLICY_FILE``: operator overrides, re-read when the file
-  changes.
+  changes; ``PLACEMENT_POLICY_DIRS``: directories whose files override
+  further (``[oslo_policy] policy_dirs``).  placement_site.config finds both
+  in the configuration directories as oslo.policy would.
 
 Views call ``authorize(request, "<rule name>")`` before doing any work; a
 denial raises ``errors.Forbidden`` (403, "Policy does not allow <rule> to be
@@ -46,6 +48,7 @@ def _settings_key():
         settings.PLACEMENT_POLICY_FILE or None,
         settings.PLACEMENT_ENFORCE_NEW_DEFAULTS,
         settings.PLACEMENT_ENFORCE_SCOPE,
+        tuple(settings.PLACEMENT_POLICY_DIRS or ()),
     )
 
 
@@ -94,10 +97,19 @@ def validate_policy_file(policy_file):
                 f"does not parse: {check_str!r}")
 
 
-def _build_enforcer(policy_file, enforce_new_defaults, enforce_scope):
+def policy_dir_files(policy_dirs):
+    """The files of the policy directories, in the order oslo.policy reads them."""
+    return [os.path.join(directory, name) for directory in policy_dirs
+            for name in sorted(os.listdir(directory))
+            if os.path.isfile(os.path.join(directory, name))]
+
+
+def _build_enforcer(policy_file, enforce_new_defaults, enforce_scope, policy_dirs=()):
     if policy_file:
         policy_file = os.path.abspath(policy_file)
         validate_policy_file(policy_file)
+    for path in policy_dir_files(policy_dirs):
+        validate_policy_file(path)
     conf = cfg.ConfigOpts()
     # A private, empty configuration: nothing is read from /etc or argv.
     conf([], project="placement", default_config_files=[], default_config_dirs=[])
@@ -107,7 +119,7 @@ def _build_enforcer(policy_file, enforce_new_defaults, enforce_scope):
         # cannot exist means "defaults only".
         policy_file=policy_file or os.path.join(os.sep, "nonexistent", "placement-policy.yaml"),
     )
-    conf.set_override("policy_dirs", [], group="oslo_policy")
+    conf.set_override("policy_dirs", list(policy_dirs), group="oslo_policy")
     conf.set_override("enforce_new_defaults", enforce_new_defaults, group="oslo_policy")
     enforcer.suppress_deprecation_warnings = True
     enforcer.suppress_default_change_warnings = True
@@ -120,7 +132,7 @@ def _build_enforcer(policy_file, enforce_new_defaults, enforce_scope):
             rule.scope_types = None
     enforcer.register_defaults(rules)
     enforcer.load_rules()
-    if not policy_file:
+    if not policy_file and not policy_dirs:
         # Defaults only: nothing to re-read on each check.
         enforcer.use_conf = False
     return enforcer

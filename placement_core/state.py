@@ -11,13 +11,20 @@ account whose home is /var/lib/placement, /var/lib/placement/.local/state/
 placement).
 """
 import os
+import secrets
 from pathlib import Path
 
 SQLITE_NAME = "db.sqlite3"
+SECRET_KEY_NAME = "secret_key"
+
+
+def in_checkout(source_dir: Path) -> bool:
+    """Running from a source checkout (manage.py beside the apps), not an install."""
+    return (source_dir / "manage.py").is_file()
 
 
 def default_state_path(source_dir: Path, environ) -> Path:
-    if (source_dir / "manage.py").is_file():
+    if in_checkout(source_dir):
         return source_dir
     base = environ.get("XDG_STATE_HOME") or os.path.join(
         environ.get("HOME") or os.path.expanduser("~"), ".local", "state")
@@ -50,3 +57,43 @@ def describe_database(db: dict) -> str:
         where += f":{db['PORT']}"
     user = f"{db['USER']}@" if db.get("USER") else ""
     return f"{vendor} {user}{where}/{db.get('NAME')}"
+
+
+def random_secret_key() -> str:
+    return secrets.token_urlsafe(50)
+
+
+def install_secret_key(path: Path) -> str:
+    """This install's own secret key, kept in ``path/secret_key`` (mode 0600):
+    made the first time, read every time after.  Workers starting together
+    all read the first one written (the file appears whole or not at all).
+    ValueError (one line) when it can be neither read nor made."""
+    target = path / SECRET_KEY_NAME
+    try:
+        key = target.read_text(encoding="ascii").strip()
+        if key:
+            return key
+        raise ValueError(f"the secret key file {target} is empty")
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(f"cannot read the secret key file {target}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+    ensure_directory(path, "state directory ([placement] state_path)")
+    draft = path / f".{SECRET_KEY_NAME}.{os.getpid()}"
+    try:
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(random_secret_key() + "\n")
+        try:
+            os.link(draft, target)  # fails if another process made it first
+        except FileExistsError:
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot keep a secret key in {target}: {exc.strerror}") from None
+    finally:
+        try:
+            os.unlink(draft)
+        except OSError:
+            pass
+    return target.read_text(encoding="ascii").strip()

@@ -5,10 +5,13 @@ Three spellings of every setting, strongest first:
 1. the ``PLACEMENT_*`` variable (the contract with the shared tools, DESIGN.md
    section 5; ``DATABASE_URL`` for the database);
 2. upstream's environment override ``OS_<GROUP>__<OPTION>``;
-3. upstream's ``placement.conf``: the files named by ``--config-file`` (the
-   command-line tools pass them on in ``PLACEMENT_CONFIG_FILES``), otherwise
-   ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (default ``/etc/placement``)
-   when it exists.
+3. upstream's ``placement.conf``, found as oslo.config finds it: the files
+   named by ``--config-file`` and the directories named by ``--config-dir``
+   (the command-line tools pass them on in ``PLACEMENT_CONFIG_FILES`` and
+   ``PLACEMENT_CONFIG_DIRS``); otherwise ``placement.conf`` and then the
+   ``*.conf`` of ``placement.conf.d/`` in name order, from
+   ``$OS_PLACEMENT_CONFIG_DIR`` when set, else from oslo.config's search
+   path (``~/.placement/``, ``~/``, ``/etc/placement/``, ``/etc/``).
 
 oslo.config reads (2) and (3) with upstream's group and option names; the
 ``PLACEMENT_*`` values are parsed by the same option types, so a bad value is
@@ -70,8 +73,27 @@ OPTIONS = [
      "PLACEMENT_ENFORCE_NEW_DEFAULTS", "PLACEMENT_ENFORCE_NEW_DEFAULTS"),
     ("oslo_policy", cfg.BoolOpt("enforce_scope", default=True),
      "PLACEMENT_ENFORCE_SCOPE", "PLACEMENT_ENFORCE_SCOPE"),
-    ("oslo_policy", cfg.StrOpt("policy_file"), "PLACEMENT_POLICY_FILE", "PLACEMENT_POLICY_FILE"),
+    # A relative policy_file, and each of policy_dirs, is looked for in the
+    # configuration directories; unset, a policy.yaml there is used
+    # (resolve_policy_files below).
+    ("oslo_policy", cfg.StrOpt("policy_file", help=(
+        "The policy file; a relative name is found in the configuration directories. "
+        "Unset, a policy.yaml there is used when one exists.")),
+     "PLACEMENT_POLICY_FILE", "PLACEMENT_POLICY_FILE"),
+    ("oslo_policy", cfg.MultiStrOpt("policy_dirs", default=["policy.d"], help=(
+        "Directories of policy files read after policy_file, each found in the "
+        "configuration directories when relative; missing ones are skipped.")), None,
+     "PLACEMENT_POLICY_DIRS"),
     # --- Deployment from the package (state, logging, proxies, CORS) ------
+    # Not upstream's: the console and the Django admin on the API port, off
+    # unless asked for; the key that signs their sessions (placement_core.state).
+    ("console", cfg.BoolOpt("enabled", default=False, help=(
+        "Serve the operator console (/console/) and the Django admin (/admin/) on the API "
+        "port. Off, both answer 404.")), "PLACEMENT_CONSOLE", "PLACEMENT_CONSOLE_ENABLED"),
+    ("console", cfg.StrOpt("secret_key", default="", secret=True, help=(
+        "The key that signs console and admin sessions. Unset, a random key is made once "
+        "and kept in <state_path>/secret_key; give every server behind one load balancer "
+        "the same key.")), "PLACEMENT_SECRET_KEY", "PLACEMENT_SECRET_KEY"),
     # Where an installed copy writes (placement_core/state.py).
     ("placement", cfg.StrOpt("state_path"), "PLACEMENT_STATE_PATH", "PLACEMENT_STATE_PATH"),
     ("placement", cfg.StrOpt("static_root"), "PLACEMENT_STATIC_ROOT", "PLACEMENT_STATIC_ROOT"),
@@ -196,8 +218,6 @@ PLACEMENT_ONLY = [
      cfg.IntOpt("failure_query_max_chars", default=2048, min=64, max=65536),
      "PLACEMENT_FAILURE_QUERY_MAX_CHARS"),
     # Django's web settings (placement_site/settings.py).
-    ("PLACEMENT_SECRET_KEY", cfg.StrOpt("secret_key", default="", secret=True),
-     "PLACEMENT_SECRET_KEY"),
     ("PLACEMENT_ALLOWED_HOSTS", cfg.ListOpt("allowed_hosts", default=[]),
      "PLACEMENT_ALLOWED_HOSTS"),
     ("PLACEMENT_CSRF_TRUSTED_ORIGINS", cfg.ListOpt("csrf_trusted_origins", default=[]),
@@ -253,21 +273,49 @@ def parse(opt, value, name):
     return result
 
 
+PROJECT = "placement"
+
+
+def _named(environ, variable, exists, what):
+    """The paths a command line gave (``--config-file``/``--config-dir``)."""
+    paths = [p for p in environ.get(variable, "").split(os.pathsep) if p]
+    for path in paths:
+        if not exists(path):
+            raise ConfigError(f"configuration {what} {path} does not exist")
+    return paths
+
+
+def _unique(paths):
+    return list(dict.fromkeys(os.path.abspath(p) for p in paths))
+
+
+def config_sources(environ):
+    """``(files, dirs)``: the placement.conf files to read, then the
+    directories whose ``*.conf`` are read after them (in name order)."""
+    files = _named(environ, "PLACEMENT_CONFIG_FILES", os.path.isfile, "file")
+    dirs = _named(environ, "PLACEMENT_CONFIG_DIRS", os.path.isdir, "directory")
+    config_dir = environ.get("OS_PLACEMENT_CONFIG_DIR", "").strip()
+    if config_dir:
+        default_files = [os.path.join(config_dir, f"{PROJECT}.conf")]
+        default_dirs = [os.path.join(config_dir, f"{PROJECT}.conf.d")]
+    else:
+        # oslo.config's own search; prog too, or it would look for the
+        # running program's name (uwsgi.conf, httpd.conf, ...).
+        default_files = cfg.find_config_files(project=PROJECT, prog=PROJECT)
+        default_dirs = cfg.find_config_dirs(project=PROJECT, prog=PROJECT)
+    if not files:
+        files = [f for f in default_files if os.path.isfile(f)]
+    if not dirs:
+        dirs = [d for d in default_dirs if os.path.isdir(d)]
+    return _unique(files), _unique(dirs)
+
+
 def config_files(environ):
-    """The placement.conf files to read (missing default file: none)."""
-    named = environ.get("PLACEMENT_CONFIG_FILES")
-    if named:
-        files = [f for f in named.split(os.pathsep) if f]
-        for path in files:
-            if not os.path.isfile(path):
-                raise ConfigError(f"configuration file {path} does not exist")
-        return files
-    config_dir = environ.get("OS_PLACEMENT_CONFIG_DIR") or "/etc/placement"
-    path = os.path.join(config_dir, "placement.conf")
-    return [path] if os.path.isfile(path) else []
+    """The placement.conf files read (the directories' files not included)."""
+    return config_sources(environ)[0]
 
 
-def build_conf(files, use_env):
+def build_conf(files, use_env, dirs=()):
     """A ConfigOpts with upstream's options registered, files parsed.
 
     With ``use_env`` oslo.config also honours ``OS_<GROUP>__<OPTION>`` for
@@ -280,8 +328,8 @@ def build_conf(files, use_env):
     # [DEFAULT] debug, log_file, log_dir, use_json, ... (placement_site/logsetup.py).
     oslo_log.register_options(conf)
     try:
-        conf(args=[], project="placement", default_config_files=files,
-             default_config_dirs=[], validate_default_values=True,
+        conf(args=[], project=PROJECT, prog=PROJECT, default_config_files=files,
+             default_config_dirs=list(dirs), validate_default_values=True,
              use_env=use_env)
     except cfg.Error as exc:
         raise ConfigError(f"cannot read configuration: {exc}".splitlines()[0])
@@ -293,8 +341,8 @@ def load(environ=None):
     oslo ConfigOpts (for keystonemiddleware's ``[keystone_authtoken]``).
     Raise ConfigError on the first bad value."""
     environ = os.environ if environ is None else environ
-    files = config_files(environ)
-    conf = build_conf(files, use_env=environ is os.environ)
+    files, dirs = config_sources(environ)
+    conf = build_conf(files, use_env=environ is os.environ, dirs=dirs)
     values = {}
     for group, opt, variable, name in OPTIONS:
         raw = environ.get(variable) if variable else None
@@ -343,7 +391,35 @@ def load(environ=None):
                                   if name.startswith(KEYSTONE_PREFIXES)}
     values["HOME_ENVIRON"] = {name: environ[name] for name in HOME_VARIABLES if name in environ}
     values["CONFIG_FILES"] = files
+    values["CONFIG_DIRS"] = dirs
+    resolve_policy_files(values, conf, configured_file=not environ.get("PLACEMENT_POLICY_FILE"))
     return values, conf
+
+
+def resolve_policy_files(values, conf, configured_file):
+    """Find the policy files where oslo.policy would: a relative
+    ``[oslo_policy] policy_file`` (and each of ``policy_dirs``) in the
+    configuration directories; with no policy_file, a ``policy.yaml`` there.
+    ``PLACEMENT_POLICY_FILE`` is a path as it stands (relative to the
+    working directory)."""
+    name = values["PLACEMENT_POLICY_FILE"]
+    if configured_file:
+        if name and not os.path.isabs(name):
+            found = conf.find_file(name)
+            if found is None:
+                raise ConfigError(
+                    f"[oslo_policy] policy_file {name}: not found in the configuration "
+                    "directories (beside placement.conf, ~/.placement, /etc/placement, ...)")
+            name = found
+        elif not name:
+            name = conf.find_file("policy.yaml")
+    values["PLACEMENT_POLICY_FILE"] = os.path.abspath(name) if name else None
+    dirs = []
+    for entry in values["PLACEMENT_POLICY_DIRS"] or []:
+        found = entry if os.path.isabs(entry) else conf.find_file(entry)
+        if found and os.path.isdir(found):
+            dirs.append(os.path.abspath(found))
+    values["PLACEMENT_POLICY_DIRS"] = dirs
 
 
 def check_logging_options(conf):
@@ -377,3 +453,13 @@ def check_database_options(values):
                 f"invalid value {params!r} for [placement_database] connection_parameters: "
                 "expected name=value pairs joined by & (e.g. sslmode=require&application_name=x)"
             ) from None
+
+
+def list_opts():
+    """The ``oslo.config.opts`` entry point (namespace ``placement``): every
+    placement.conf option this service reads, by group, for
+    oslo-config-generator and oslo-config-validator."""
+    groups = {}
+    for group, opt, _variable, _name in OPTIONS:
+        groups.setdefault(group, []).append(opt)
+    return sorted(groups.items())

@@ -9,8 +9,7 @@ the request context from those.  An invalid or missing token is answered
 ``GET /`` (the version document) needs no token, nor do the non-API pages
 (Django admin, console, docs, static files).
 
-keystonemiddleware is not in requirements.txt: install
-``requirements-keystone.txt`` to use this strategy.
+keystonemiddleware is a dependency of the package (the default strategy).
 
 Configuration, from the environment (read by placement_site/config.py):
 
@@ -79,6 +78,7 @@ def middleware_conf(environ=None):
     environ = settings.PLACEMENT_KEYSTONE_ENVIRON if environ is None else environ
     if not any(environ.get(name) for name in _ENV_TO_OPTION) and (
         settings.PLACEMENT_CONFIG_FILES
+        or settings.PLACEMENT_CONFIG_DIRS
         or any(name.startswith("OS_KEYSTONE_AUTHTOKEN__") for name in environ)
     ):
         return {"oslo_config_config": settings.PLACEMENT_OSLO_CONF,
@@ -108,7 +108,7 @@ def _import_auth_token():
     except ImportError as exc:
         raise ImproperlyConfigured(
             "PLACEMENT_AUTH_STRATEGY=keystone needs keystonemiddleware, which is "
-            "not installed: pip install -r requirements-keystone.txt "
+            "not installed: pip install keystonemiddleware "
             f"(or use PLACEMENT_AUTH_STRATEGY=noauth2 for development) [{exc}]"
         ) from exc
     return auth_token

@@ -29,9 +29,28 @@ LOGGING_CONFIG = "placement_site.logsetup.configure"
 PLACEMENT_STATE_PATH = state.state_path(_CONFIG["PLACEMENT_STATE_PATH"], BASE_DIR,
                                         _CONFIG["HOME_ENVIRON"])
 
+# The key that signs console and admin sessions: PLACEMENT_SECRET_KEY or
+# [console] secret_key; else, in a source checkout, the development key; else
+# a random key made once per install and kept in the state directory
+# (placement_core.state.install_secret_key).
 DEVELOPMENT_SECRET_KEY = "placement-insecure-development-key-change-me"
-SECRET_KEY = _CONFIG["PLACEMENT_SECRET_KEY"] or DEVELOPMENT_SECRET_KEY
 DEBUG = _CONFIG["DEBUG"]
+# /console/ and /admin/ on the API port: off unless [console] enabled
+# (PLACEMENT_CONSOLE); placement_site.surface answers 404 for them.
+PLACEMENT_CONSOLE_ENABLED = _CONFIG["PLACEMENT_CONSOLE_ENABLED"]
+if _CONFIG["PLACEMENT_SECRET_KEY"]:
+    SECRET_KEY = _CONFIG["PLACEMENT_SECRET_KEY"]
+elif state.in_checkout(BASE_DIR):
+    SECRET_KEY = DEVELOPMENT_SECRET_KEY
+else:
+    try:
+        SECRET_KEY = state.install_secret_key(PLACEMENT_STATE_PATH)
+    except ValueError as exc:
+        if PLACEMENT_CONSOLE_ENABLED:
+            raise SystemExit(f"placement: {exc}; set [console] secret_key in placement.conf")
+        # Nothing of the API is signed: without the console a key of this
+        # process alone is enough.
+        SECRET_KEY = state.random_secret_key()
 _HOSTS = [host for host in _CONFIG["PLACEMENT_ALLOWED_HOSTS"] if host]
 ALLOWED_HOSTS = _HOSTS or ["*"]
 
@@ -85,6 +104,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /console/ and /admin/ are 404 unless the console is enabled.
+    "placement_site.surface.ConsoleSurfaceMiddleware",
     # The Placement HTTP edge: request ids, auth, microversions, error
     # format, cache headers.  It only acts on API paths (not /admin/,
     # /console/, /static/, /api/).
@@ -234,6 +255,7 @@ PLACEMENT_AUTH_STRATEGY = _CONFIG["PLACEMENT_AUTH_STRATEGY"]
 PLACEMENT_ENFORCE_NEW_DEFAULTS = _CONFIG["PLACEMENT_ENFORCE_NEW_DEFAULTS"]
 PLACEMENT_ENFORCE_SCOPE = _CONFIG["PLACEMENT_ENFORCE_SCOPE"]
 PLACEMENT_POLICY_FILE = _CONFIG["PLACEMENT_POLICY_FILE"]
+PLACEMENT_POLICY_DIRS = _CONFIG["PLACEMENT_POLICY_DIRS"]
 # [cors], [oslo_middleware] and [healthcheck] are read by oslo.middleware
 # itself from PLACEMENT_OSLO_CONF (placement_site/httpstack.py, wsgi.py).
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES"]
@@ -248,6 +270,7 @@ PLACEMENT_MAX_AGGREGATES_PER_REQUEST = _CONFIG["PLACEMENT_MAX_AGGREGATES_PER_REQ
 PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID"]
 PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_USER_ID"]
 PLACEMENT_CONFIG_FILES = _CONFIG["CONFIG_FILES"]
+PLACEMENT_CONFIG_DIRS = _CONFIG["CONFIG_DIRS"]
 # keystonemiddleware's PLACEMENT_KEYSTONE_* / OS_KEYSTONE_AUTHTOKEN__* (placement_site/keystone.py).
 PLACEMENT_KEYSTONE_ENVIRON = _CONFIG["KEYSTONE_ENVIRON"]
 # /metrics sums the gunicorn workers' figures from files here (placement_core/metrics.py).

@@ -11,6 +11,9 @@ from django.test import Client
 def _noauth2(settings):
     settings.PLACEMENT_AUTH_STRATEGY = "noauth2"
     settings.PLACEMENT_POLICY_FILE = None
+    settings.PLACEMENT_POLICY_DIRS = []
+    # The console's and the admin's tests need them served (off by default).
+    settings.PLACEMENT_CONSOLE_ENABLED = True
     # Log-in tests hash a password per attempt; the real hasher is slow on purpose.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -2,8 +2,9 @@
 
 Order: placement_core < resource_classes < providers < allocations <
 {candidates, operations} < planning < {reshaper, console, maintenance} <
-placement_site.  A module may import its own app and the apps below it; apps
-on one floor do not import each other.  placement_site (settings, urls, wsgi)
+placement_site < placement (upstream's entry-point names).  A module may
+import its own app and the apps below it; apps on one floor do not import
+each other.  placement_site (settings, urls, wsgi)
 sits on top of everything and nothing imports it.  The imports are read from the source (top-level and function-level alike), so a lazy
 import inside a function counts too.
 """
@@ -26,6 +27,8 @@ LAYER = {
     "console": 6,
     "maintenance": 6,
     "placement_site": 7,
+    # Upstream's entry points (placement.wsgi.api, placement-api) on top.
+    "placement": 8,
 }
 
 

@@ -84,5 +84,5 @@ def test_missing_keystonemiddleware_is_a_clear_startup_error(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_keystonemiddleware)
-    with pytest.raises(ImproperlyConfigured, match="requirements-keystone.txt"):
+    with pytest.raises(ImproperlyConfigured, match="pip install keystonemiddleware"):
         keystone.wrap(lambda environ, start_response: [])
