@@ -65,6 +65,7 @@ class Figures:
         self.status = {}
         self.overcommit = 0
         self.overcommit_rounds = []
+        self.short_rounds = []  # fewer claims granted than the capacity allowed
         self.lost = Counter()
         self.rounds = 0
         self._lock = threading.Lock()
@@ -81,6 +82,7 @@ class Figures:
         return {"rounds": self.rounds,
                 "answers": {s: dict(sorted(c.items())) for s, c in sorted(self.status.items())},
                 "overcommit": self.overcommit, "overcommit_rounds": self.overcommit_rounds,
+                "short_rounds": self.short_rounds,
                 "lost": dict(self.lost), "5xx": self.server_errors()}
 
 
@@ -107,6 +109,8 @@ def claims_race(servers, rounds=5, clients=12, capacity=4):
         if used > capacity or sum(won.values()) > capacity:
             figures.overcommit += max(used, sum(won.values())) - capacity
             figures.overcommit_rounds.append({"used": used, "won": dict(won)})
+        elif used < capacity:
+            figures.short_rounds.append({"used": used, "won": dict(won)})
         figures.rounds += 1
     return figures
 
