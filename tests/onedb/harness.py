@@ -4,8 +4,8 @@ Both are driven the way an operator drives them: each one's own
 ``placement-manage db sync`` and ``placement-status upgrade check``, each
 served by gunicorn from its own virtualenv (upstream's is built once from
 requirements-upstream.txt and cached, tests/cached_venv.py).  Databases are
-named ``h7_onedb_<pid>_<n>`` and dropped afterwards; ports come from
-ONEDB_PORTS (default 20700-20749).
+named ``<ONEDB_DB_PREFIX>_<pid>_<n>_<label>`` (default prefix ``onedb``) and
+dropped afterwards; ports come from ONEDB_PORTS (default 20700-20749).
 
 ONEDB_PG_URL / ONEDB_MYSQL_URL name the servers (no database), default
 PostgreSQL and MariaDB on 127.0.0.1.
@@ -32,6 +32,7 @@ SERVERS = {
     "postgres": os.environ.get("ONEDB_PG_URL", "postgres://root@127.0.0.1:5432"),
     "mysql": os.environ.get("ONEDB_MYSQL_URL", "mysql://root@127.0.0.1:3306"),
 }
+DB_PREFIX = os.environ.get("ONEDB_DB_PREFIX", "onedb")
 _names = itertools.count()
 
 
@@ -57,7 +58,7 @@ class Database:
 
     def __init__(self, backend, label="db"):
         self.backend = backend
-        self.name = f"h7_onedb_{os.getpid()}_{next(_names)}_{label}"
+        self.name = f"{DB_PREFIX}_{os.getpid()}_{next(_names)}_{label}"
         self._admin("DROP DATABASE IF EXISTS {}")
         # The server's default character set, as upstream's install guide does.
         self._admin("CREATE DATABASE {}")

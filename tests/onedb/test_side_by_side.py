@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.onedb.harness import PROJECT_DIR, SERVERS
+from tests.onedb.harness import DB_PREFIX, PROJECT_DIR, SERVERS
 
 pytestmark = pytest.mark.onedb
 
@@ -21,7 +21,7 @@ def _conformance(target, backend, tmp_path):
     out = tmp_path / f"{target}.json"
     admin = SERVERS[backend] + ("/postgres" if backend == "postgres" else "/")
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONFORMANCE_")}
-    env.update(CONFORMANCE_DB_URL=admin, CONFORMANCE_DB_PREFIX="h7_conf_",
+    env.update(CONFORMANCE_DB_URL=admin, CONFORMANCE_DB_PREFIX=f"{DB_PREFIX}_conf_",
                CONFORMANCE_PORT_RANGE=os.environ.get("ONEDB_CONFORMANCE_PORTS", "20750-20799"))
     if os.environ.get("CONFORMANCE_CACHE_DIR"):
         env["CONFORMANCE_CACHE_DIR"] = os.environ["CONFORMANCE_CACHE_DIR"]
