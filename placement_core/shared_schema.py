@@ -14,11 +14,17 @@ Everything else this service keeps lives in tables of its own.
 this service's earlier shape of these tables, so that on a database
 upstream made they only change Django's state (see docs/databases.md).
 """
+import contextlib
 from datetime import timezone
 
 from django.db import migrations, models
 
 HEAD = "a082b8bb98d0"
+
+# Upstream's resource class numbering, which both services must share: a
+# standard class's id is its index in os-resource-classes' STANDARDS,
+# custom ones are numbered from here.
+FIRST_CUSTOM_CLASS_ID = 10000
 
 # Parents before children: create in this order, drop in the reverse.
 TABLES = (
@@ -168,6 +174,24 @@ def alembic_revision(connection) -> str | None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT version_num FROM alembic_version")
         return ",".join(sorted(row[0] for row in cursor.fetchall())) or ""
+
+
+@contextlib.contextmanager
+def zero_is_an_id(connection):
+    """MariaDB/MySQL: within, an id of 0 (VCPU's) is stored as given, not
+    taken as "the next id"."""
+    if connection.vendor != "mysql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT @@SESSION.sql_mode")
+        (mode,) = cursor.fetchone()
+        cursor.execute("SET SESSION sql_mode = %s",
+                       [",".join(filter(None, [mode, "NO_AUTO_VALUE_ON_ZERO"]))])
+        try:
+            yield
+        finally:
+            cursor.execute("SET SESSION sql_mode = %s", [mode])
 
 
 def reset_sequences(connection, tables=SEQUENCED) -> None:
