@@ -70,7 +70,7 @@ def consumers_delete_empty(*, uuids, source="audit_allocations", user_id="") -> 
             Consumer.objects.select_for_update().filter(uuid__in=list(uuids)).order_by("uuid")
         )
         for consumer in locked:
-            if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
+            if not Allocation.objects.filter(consumer_id=consumer.uuid).exists():
                 consumer.delete()
                 deleted.append((consumer.uuid, consumer.generation))
         history.record_deleted(deleted)

@@ -319,16 +319,7 @@ class AggregateAdmin(ReadOnlyAdmin):
     search_fields = ("uuid",)
 
 
-@admin.register(ProviderTrait)
-class ProviderTraitAdmin(ReadOnlyAdmin):
-    list_display = ("resource_provider", "trait")
-    list_select_related = ("resource_provider", "trait")
-    search_fields = ("resource_provider__name", "trait__name")
-
-
-@admin.register(ProviderAggregate)
-class ProviderAggregateAdmin(ReadOnlyAdmin):
-    list_display = ("resource_provider", "aggregate")
-    list_select_related = ("resource_provider", "aggregate")
-    search_fields = ("resource_provider__name", "aggregate__uuid")
+# ProviderTrait and ProviderAggregate (upstream's link tables, whose primary
+# keys are composite) have no list pages of their own: Django's admin takes
+# no model with a composite key; they are edited on their provider's page.
 

@@ -9,10 +9,11 @@ import re
 
 import os_resource_classes
 import os_traits
-from django.db import IntegrityError, transaction
-from django.db.models import ProtectedError
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Max, ProtectedError
 
 from placement_core import errors
+from placement_core.shared_schema import FIRST_CUSTOM_CLASS_ID, zero_is_an_id
 from resource_classes.models import CUSTOM_PREFIX, ResourceClass, Trait
 
 CUSTOM_NAME_RE = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
@@ -46,12 +47,32 @@ def catalog_sync() -> dict:
         (ResourceClass, list(os_resource_classes.STANDARDS)),
         (Trait, list(os_traits.get_traits())),
     ):
-        with transaction.atomic():
+        with transaction.atomic(), zero_is_an_id(connection):
             present = set(model.objects.filter(name__in=names).values_list("name", flat=True))
-            missing = [model(name=name) for name in names if name not in present]
+            # Upstream's numbering: a standard class's id is its index in STANDARDS.
+            missing = [model(id=index, name=name) if model is ResourceClass else model(name=name)
+                       for index, name in enumerate(names) if name not in present]
             model.objects.bulk_create(missing, ignore_conflicts=True, batch_size=500)
         added[model.__name__] = len(missing)
     return added
+
+
+def class_insert(name: str) -> ResourceClass:
+    """Insert the class ``name`` (its caller checked it) under upstream's numbering: one past
+    the largest id, 10000 at least.  Another writer (this service or
+    upstream) taking the same id first makes this one try the next;
+    IntegrityError when the name itself is taken."""
+    for _ in range(20):
+        largest = ResourceClass.objects.aggregate(m=Max("id"))["m"] or 0
+        try:
+            with transaction.atomic():
+                return ResourceClass.objects.create(
+                    id=max(largest + 1, FIRST_CUSTOM_CLASS_ID), name=name)
+        except IntegrityError:
+            if ResourceClass.objects.filter(name=name).exists():
+                raise
+    raise errors.Conflict(f"Could not pick an id for resource class {name}: too many "
+                          "concurrent creations; try again.")
 
 
 # --- resource classes ------------------------------------------------------
@@ -87,8 +108,7 @@ def resource_class_create(*, name: str) -> ResourceClass:
     """Add a custom resource class; 409 when the name is taken."""
     _require_custom_class_name(name)
     try:
-        with transaction.atomic():
-            return ResourceClass.objects.create(name=name)
+        return class_insert(name)
     except IntegrityError:  # the unique index on name
         raise errors.Conflict(f"Conflicting resource class already exists: {name}")
 
@@ -100,8 +120,7 @@ def resource_class_ensure(*, name: str) -> tuple[ResourceClass, bool]:
     if existing is not None:
         return existing, False
     try:
-        with transaction.atomic():
-            return ResourceClass.objects.create(name=name), True
+        return class_insert(name), True
     except IntegrityError:
         # Someone created it between our look and our insert: it exists.
         return ResourceClass.objects.get(name=name), False
