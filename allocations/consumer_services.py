@@ -31,7 +31,7 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
         user = get_or_create_by_name(User, "external_id", user_id)
         missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
         missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
-        held = history.snapshot([c.pk for c in consumers])
+        held = history.snapshot([c.uuid for c in consumers])
         owners = {}
         for consumer in consumers:
             fields, changed = ["generation", "updated_at"], []

@@ -156,12 +156,12 @@ def run_with_retries(work, what: str):
     )
 
 
-def provider_ids_of(consumer_ids) -> set[int]:
-    """Ids of the providers the given consumers (by pk) hold allocations on."""
-    if not consumer_ids:
+def provider_ids_of(consumer_uuids) -> set[int]:
+    """Ids of the providers the given consumers (by uuid) hold allocations on."""
+    if not consumer_uuids:
         return set()
     return set(
-        Allocation.objects.filter(consumer_id__in=consumer_ids)
+        Allocation.objects.filter(consumer_id__in=consumer_uuids)
         .order_by()
         .values_list("resource_provider_id", flat=True)
         .distinct()
@@ -321,7 +321,7 @@ def _owner_changes(changed_by_consumer) -> dict[str, str]:
 class NewAllocation(NamedTuple):
     """One allocation row a write is about to insert (write_sql.insert_allocations)."""
 
-    consumer_id: int
+    consumer_id: str  # the consumer's uuid, as upstream's allocations table holds it
     resource_provider_id: int
     resource_class_id: int
     used: int
@@ -429,7 +429,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     # A consumer this write created holds nothing, and no other writer can
     # see it before the commit: only the others' allocations are checked,
     # recorded and removed (three statements fewer for a claim).
-    held_ids = [c.pk for c, existed in consumers.values() if existed]
+    held_ids = [c.uuid for c, existed in consumers.values() if existed]
     held = write_sql.held_allocations(held_ids)
     if not {rp_id for _, rp_id, _, _ in held} <= set(locked_providers):
         raise _LostRace("a consumer's allocations moved to another provider")
@@ -451,7 +451,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
         for provider_uuid, resources in req.allocations.items():
             rp_id = found.providers[_canonical(provider_uuid)]
             for class_name, used in resources.items():
-                key = (consumer.pk, rp_id, found.classes[class_name])
+                key = (consumer.uuid, rp_id, found.classes[class_name])
                 rows_by_key[key] = NewAllocation(*key, used)
     new_rows = list(rows_by_key.values())
     held_before = defaultdict(int)
@@ -462,7 +462,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
 
     # One bump per provider that received allocations or lost those of a
     # consumer emptied here (as upstream counts), one per consumer.
-    emptied_ids = {consumers[req.uuid][0].pk for req in requests if not req.allocations}
+    emptied_ids = {consumers[req.uuid][0].uuid for req in requests if not req.allocations}
     write_sql.bump_generations({row.resource_provider_id for row in new_rows}
                                | {rp_id for c_id, rp_id, _, _ in held if c_id in emptied_ids})
 
@@ -496,7 +496,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
 def _record_history(before, new_rows, consumers, locked_providers, class_names, owners):
     if not history.enabled():
         return
-    by_id = {consumer.pk: consumer for consumer, _ in consumers.values()}
+    by_id = {consumer.uuid: consumer for consumer, _ in consumers.values()}
     after = {
         (by_id[row.consumer_id].uuid, locked_providers[row.resource_provider_id],
          class_names[row.resource_class_id]): row.used
@@ -550,17 +550,17 @@ def allocations_delete(*, consumer_uuid: str) -> None:
 
     def work():
         consumer = Consumer.objects.filter(uuid=consumer_uuid).first()
-        provider_ids = provider_ids_of([consumer.pk]) if consumer else set()
+        provider_ids = provider_ids_of([consumer.uuid]) if consumer else set()
         if not provider_ids:
             raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
         locked = write_sql.lock_providers(provider_ids)
         consumer = Consumer.objects.select_for_update().filter(uuid=consumer_uuid).first()
         if consumer is None:
             raise _LostRace("consumer vanished")
-        if not provider_ids_of([consumer.pk]) <= set(locked):
+        if not provider_ids_of([consumer.uuid]) <= set(locked):
             raise _LostRace("consumer's allocations moved")
-        history_before = history.snapshot([consumer.pk])
-        Allocation.objects.filter(consumer_id=consumer.pk).delete()
+        history_before = history.snapshot([consumer.uuid])
+        Allocation.objects.filter(consumer_id=consumer.uuid).delete()
         consumer.delete()
         history.record(history_before, {}, {consumer.uuid: consumer.generation})
 

@@ -11,6 +11,7 @@ import os_resource_classes
 import os_traits
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, ProtectedError
+from django.utils import timezone
 
 from placement_core import errors
 from placement_core.shared_schema import FIRST_CUSTOM_CLASS_ID, zero_is_an_id
@@ -43,17 +44,27 @@ def catalog_sync() -> dict:
     Returns how many of each were added.
     """
     added = {}
-    for model, names in (
-        (ResourceClass, list(os_resource_classes.STANDARDS)),
-        (Trait, list(os_traits.get_traits())),
-    ):
-        with transaction.atomic(), zero_is_an_id(connection):
-            present = set(model.objects.filter(name__in=names).values_list("name", flat=True))
-            # Upstream's numbering: a standard class's id is its index in STANDARDS.
-            missing = [model(id=index, name=name) if model is ResourceClass else model(name=name)
-                       for index, name in enumerate(names) if name not in present]
-            model.objects.bulk_create(missing, ignore_conflicts=True, batch_size=500)
-        added[model.__name__] = len(missing)
+    names = list(os_resource_classes.STANDARDS)
+    present = set(ResourceClass.objects.filter(name__in=names).values_list("name", flat=True))
+    # Upstream's numbering: a standard class's id is its index in STANDARDS
+    # (VCPU's is 0, which Django's MySQL backend will not write: raw SQL).
+    missing = [(index, name) for index, name in enumerate(names) if name not in present]
+    if missing:
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        try:
+            with transaction.atomic(), zero_is_an_id(connection), connection.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO resource_classes (created_at, updated_at, id, name) "
+                    "VALUES (%s, %s, %s, %s)", [(now, now, i, n) for i, n in missing])
+        except IntegrityError:
+            pass  # another process (this service or upstream) synced them first
+    added["ResourceClass"] = len(missing)
+    names = list(os_traits.get_traits())
+    with transaction.atomic():
+        present = set(Trait.objects.filter(name__in=names).values_list("name", flat=True))
+        missing = [Trait(name=name) for name in names if name not in present]
+        Trait.objects.bulk_create(missing, ignore_conflicts=True, batch_size=500)
+    added["Trait"] = len(missing)
     return added
 
 

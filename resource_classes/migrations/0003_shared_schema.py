@@ -11,6 +11,10 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('resource_classes', '0002_alter_resourceclass_options'),
+        # After every migration that made the old layout, so that none of
+        # them sees this state (their foreign keys would take its key types).
+        ('providers', '0002_alter_inventory_options'),
+        ('allocations', '0007_allocation_change_event'),
     ]
 
     operations = [
