@@ -417,6 +417,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     class_names = {pk: name for name, pk in found.classes.items()}
     projects, users, types = _ensure_references(requests, found)
 
+    write_sql.lock_allocations(uuid for uuid in seen if uuid in found.consumers)
     target_ids = set(found.providers.values())
     # {id: uuid}: the lock is all the write needs of a provider row.
     locked_providers = write_sql.lock_providers(target_ids | found.held | set(extra_provider_ids))
@@ -553,6 +554,7 @@ def allocations_delete(*, consumer_uuid: str) -> None:
         provider_ids = provider_ids_of([consumer.uuid]) if consumer else set()
         if not provider_ids:
             raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
+        write_sql.lock_allocations([consumer.uuid])
         locked = write_sql.lock_providers(provider_ids)
         consumer = Consumer.objects.select_for_update().filter(uuid=consumer_uuid).first()
         if consumer is None:

@@ -17,6 +17,8 @@ of the ORM's, and four writes take no ORM building:
   provider locks.
 - :func:`held_allocations`: what the write's existing consumers hold now
   (which providers to have locked, what an over-capacity provider held).
+- :func:`lock_allocations`: the existing consumers' allocation rows, locked
+  before the providers (upstream's writers' order, for a shared database).
 - :func:`lock_providers`, :func:`insert_allocations`,
   :func:`bump_generations`, :func:`insert_changes`: the write's provider
   lock (as ``providers.locking`` takes it: by id, in id order, but
@@ -159,6 +161,25 @@ def held_allocations(consumer_uuids) -> list:
         cursor.execute("SELECT consumer_id, resource_provider_id, resource_class_id, used "
                        f"FROM allocations WHERE consumer_id IN ({placeholders(ids)})", ids)
         return cursor.fetchall()
+
+
+def lock_allocations(consumer_uuids) -> None:
+    """Lock the consumers' allocation rows, before any provider.
+
+    Upstream Placement's writers start by deleting a consumer's allocations
+    and bump provider generations afterwards; a writer here that locked the
+    providers first could deadlock with one of upstream's on a shared
+    database.  Taking the consumer's rows first keeps one lock order for both.
+
+    SELECT id FROM allocations WHERE consumer_id IN (:uuids) ORDER BY id FOR UPDATE
+    """
+    uuids = sorted(set(consumer_uuids))
+    if not uuids or not connection.features.has_select_for_update:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM allocations WHERE consumer_id IN ({placeholders(uuids)}) "
+                       "ORDER BY id FOR UPDATE", uuids)
+        cursor.fetchall()
 
 
 def lock_providers(provider_ids) -> dict:

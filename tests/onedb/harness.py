@@ -8,7 +8,7 @@ named ``<ONEDB_DB_PREFIX>_<pid>_<n>_<label>`` (default prefix ``onedb``) and
 dropped afterwards; ports come from ONEDB_PORTS (default 20700-20749).
 
 ONEDB_PG_URL / ONEDB_MYSQL_URL name the servers (no database), default
-PostgreSQL and MariaDB on 127.0.0.1.
+PostgreSQL and MariaDB on 127.0.0.1.  ONEDB_LOG_DIR keeps every server's log.
 """
 import itertools
 import os
@@ -274,6 +274,11 @@ class Server:
         if self.log is not None:
             self.log.close()
             self.log = None
+            keep = os.environ.get("ONEDB_LOG_DIR")  # the servers' logs, to read afterwards
+            if keep:
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                shutil.copy(Path(self.tmp) / "server.log",
+                            Path(keep) / f"{self.db.name}-{self.kind}-{Path(self.tmp).name}.log")
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _signal(self, number):
