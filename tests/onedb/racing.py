@@ -50,7 +50,8 @@ def _at_once(count, work):
     return results
 
 
-def _provider(base, vcpus):
+def provider(base, vcpus):
+    """A new provider with ``vcpus`` VCPU (max_unit all of them); its uuid."""
     rp = call(base, "POST", "/resource_providers", {"name": f"race-{uuid.uuid4()}"})["uuid"]
     call(base, "PUT", f"/resource_providers/{rp}/inventories", {
         "resource_provider_generation": 0,
@@ -91,7 +92,7 @@ def claims_race(servers, rounds=5, clients=12, capacity=4):
     figures = Figures()
     setup = servers[0][1]
     for _ in range(rounds):
-        rp = _provider(setup, capacity)
+        rp = provider(setup, capacity)
 
         def claim(index):
             side, base = servers[index % len(servers)]
@@ -119,10 +120,10 @@ def consumer_race(servers, rounds=3, writers=8, attempts=60):
     figures = Figures()
     setup = servers[0][1]
     for _ in range(rounds):
-        home = _provider(setup, 8)
+        home = provider(setup, 8)
         consumer = str(uuid.uuid4())
         allocate(setup, consumer, {home: {"VCPU": 1}}, consumer_type=None)
-        own = [_provider(setup, 8) for _ in range(writers)]
+        own = [provider(setup, 8) for _ in range(writers)]
 
         def write(index):
             side, base = servers[index % len(servers)]

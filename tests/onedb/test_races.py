@@ -9,10 +9,13 @@ service's own writes may be lost, over-commit or fail with a 5xx.
 """
 import json
 import os
+import uuid
 
 import pytest
+import requests
 
 from tests.onedb import racing
+from tests.onedb.cloud import PROJECT, USER, allocate
 from tests.onedb.harness import Database, Server, run_ours, run_upstream
 
 pytestmark = pytest.mark.onedb
@@ -106,3 +109,23 @@ def test_pair_no_worse_than_upstream_alone(race, figures):
         assert upstream["short_rounds"], ("fewer claims than capacity", pair, upstream)
     if race == "claims":
         assert set(pair["answers"].get("ours", {})) <= {204, 409}, pair
+
+
+def test_each_side_refuses_what_the_other_filled(backend, new_db):
+    """Capacity one side committed is capacity the other side sees: a provider
+    filled through one server refuses a further claim through the other."""
+    db = new_db("filled")
+    for run in (run_upstream, run_ours):
+        proc = run(db, "placement-manage", "db", "sync")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    with Server("upstream", db) as upstream, Server("ours", db) as ours:
+        for filler, other in ((upstream, ours), (ours, upstream)):
+            rp = racing.provider(filler.base, 2)
+            for _ in range(2):
+                allocate(filler.base, str(uuid.uuid4()), {rp: {"VCPU": 1}}, consumer_type=None)
+            answer = requests.put(f"{other.base}/allocations/{uuid.uuid4()}", timeout=60, json={
+                "allocations": {rp: {"resources": {"VCPU": 1}}}, "project_id": PROJECT,
+                "user_id": USER, "consumer_generation": None}, headers={
+                "x-auth-token": "admin", "openstack-api-version": "placement 1.28"})
+            assert answer.status_code == 409, (filler.kind, other.kind, answer.text)
+            assert "exceed the capacity" in answer.text, (filler.kind, other.kind, answer.text)
