@@ -190,8 +190,9 @@ test-upstream-import: venv
 # the same PostgreSQL and MariaDB databases: the schema each db sync makes,
 # adopting upstream's database and switching back, upstream's gabbi files
 # through a proxy picking either server at random (ONEDB_GABBI_LIST, default
-# tests/onedb/gabbi-ci.txt; "all" for the 79 files), and the claims and one-consumer races with
-# each server alone and both (figures printed; ONEDB_FIGURES=file keeps them).
+# tests/onedb/gabbi-ci.txt; "all" for the 79 files), and the claims and
+# one-consumer races with each server alone and both (figures printed;
+# ONEDB_FIGURES=file keeps them).
 # ONEDB_BACKENDS="postgres mysql" by default; databases onedb_*, ports
 # 20700-20799 (ONEDB_DB_PREFIX, ONEDB_PORTS, ONEDB_CONFORMANCE_PORTS).
 .PHONY: test-onedb
