@@ -354,7 +354,7 @@ def test_unknown_resource_class_in_allocations(api, world):
 def test_bad_inventory_record(api, world):
     body = world.body()
     # Upstream's reshaper stores this (a negative capacity); a deliberate
-    # difference (README), answered as PUT .../inventories answers it.
+    # difference (docs/conformance.md), answered as PUT .../inventories answers it.
     body["inventories"][world.gpu1.uuid]["inventories"]["VGPU"] = {
         "total": 2, "reserved": 3}
     _refused(api, world, body, 400, contains=["The reserved value is greater than total."])
