@@ -203,6 +203,21 @@ test-upstream-import: venv
 	env -u DATABASE_URL PLACEMENT_UPSTREAM_VENV=$(UPSTREAM_VENV) \
 		$(VENV)/bin/python -m pytest -q tests/commands/test_import_real_upstream_schema.py
 
+# One database with upstream (tests/onedb, issue 36): upstream
+# openstack-placement 16.0.0 in its own cached virtualenv
+# (requirements-upstream.txt, ~/.cache/placement-onedb) and this service on
+# the same PostgreSQL and MariaDB databases: the schema each db sync makes,
+# adopting upstream's database and switching back, upstream's gabbi files
+# through a proxy picking either server at random (ONEDB_GABBI_LIST, default
+# tests/onedb/gabbi-ci.txt; "all" for the 79 files), and the claims and
+# one-consumer races with each server alone and both (figures printed;
+# ONEDB_FIGURES=file keeps them).
+# ONEDB_BACKENDS="postgres mysql" by default; databases onedb_*, ports
+# 20700-20799 (ONEDB_DB_PREFIX, ONEDB_PORTS, ONEDB_CONFORMANCE_PORTS).
+.PHONY: test-onedb
+test-onedb: venv
+	env -u DATABASE_URL PLACEMENT_ONEDB_TEST=1 $(VENV)/bin/python -m pytest -q -s tests/onedb
+
 # This service against upstream openstack-placement 16.0.0 (installed in
 # $(UPSTREAM_VENV), never vendored), both behind gunicorn -w 2 on PostgreSQL,
 # same data loaded through the HTTP API: allocation_candidates (flat, nested),

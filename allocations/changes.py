@@ -26,12 +26,12 @@ def enabled() -> bool:
     return settings.PLACEMENT_ALLOCATION_HISTORY
 
 
-def snapshot(consumer_ids):
+def snapshot(consumer_uuids):
     """The consumers' allocations as ``{(consumer uuid, provider uuid, class): used}``."""
-    if not enabled() or not consumer_ids:
+    if not enabled() or not consumer_uuids:
         return None
-    rows = Allocation.objects.filter(consumer_id__in=list(consumer_ids)).values_list(
-        "consumer__uuid", "resource_provider__uuid", "resource_class__name", "used"
+    rows = Allocation.objects.filter(consumer_id__in=list(consumer_uuids)).values_list(
+        "consumer_id", "resource_provider__uuid", "resource_class__name", "used"
     )
     return {(c, p, rc): used for c, p, rc, used in rows}
 

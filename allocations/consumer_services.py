@@ -29,7 +29,7 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
         user = get_or_create_by_name(User, "external_id", user_id)
         missing_project = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
         missing_user = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
-        held = changes.snapshot([c.pk for c in consumers])
+        held = changes.snapshot([c.uuid for c in consumers])
         owners = {}
         for consumer in consumers:
             fields, changed = ["updated_at"], []
@@ -65,7 +65,7 @@ def consumers_delete_empty(*, uuids, source="audit_allocations", user_id="") -> 
     with request_scope.bound(caller), transaction.atomic():
         locked = lock_consumers(Consumer.objects.filter(uuid__in=list(uuids)))
         for consumer in locked:
-            if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
+            if not Allocation.objects.filter(consumer_id=consumer.uuid).exists():
                 consumer.delete()
                 deleted.append((consumer.uuid, consumer.generation))
         changes.record_deleted(deleted)

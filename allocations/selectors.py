@@ -88,7 +88,7 @@ def provider_allocations(*, provider_uuid: str, with_generations: bool = False):
     rows = (
         Allocation.objects.filter(resource_provider_id=provider.pk)
         .order_by("consumer_id", "resource_class_id")
-        .values_list("consumer__uuid", "resource_class__name", "used", "updated_at",
+        .values_list("consumer_id", "resource_class__name", "used", "updated_at",
                      "consumer__generation")
     )
     allocations = {}

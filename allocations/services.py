@@ -37,7 +37,9 @@ How one write stays safe under concurrent writers (DESIGN.md section 4):
    those of a consumer emptied by this write) once and of each consumer
    once, delete consumers left without allocations.
 
-Lock order everywhere: providers (id order), then consumers (uuid order).
+Lock order everywhere: the existing consumers' allocation rows (upstream's
+writers start there, so both keep one order on a shared database), then
+providers (id order), then consumers (uuid order).
 
 Generations as upstream counts them (the conformance tests check the
 numbers): a provider whose allocations move to another provider, or are
@@ -100,12 +102,12 @@ class ConsumerAllocations:
 # --- helpers ----------------------------------------------------------------
 
 
-def provider_ids_of(consumer_ids) -> set[int]:
-    """Ids of the providers the given consumers (by pk) hold allocations on."""
-    if not consumer_ids:
+def provider_ids_of(consumer_uuids) -> set[int]:
+    """Ids of the providers the given consumers (by uuid) hold allocations on."""
+    if not consumer_uuids:
         return set()
     return set(
-        Allocation.objects.filter(consumer_id__in=consumer_ids)
+        Allocation.objects.filter(consumer_id__in=consumer_uuids)
         .order_by()
         .values_list("resource_provider_id", flat=True)
         .distinct()
@@ -249,7 +251,7 @@ def _owner_changes(changed_by_consumer) -> dict[str, str]:
 class NewAllocation(NamedTuple):
     """One allocation row a write is about to insert (write_sql.insert_allocations)."""
 
-    consumer_id: int
+    consumer_id: str  # the consumer's uuid, as upstream's allocations table holds it
     resource_provider_id: int
     resource_class_id: int
     used: int
@@ -347,6 +349,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> No
     class_names = {pk: name for name, pk in found.classes.items()}
     projects, users, types = _ensure_references(requests, found)
 
+    write_sql.lock_allocations(uuid for uuid in seen if uuid in found.consumers)
     needed = set(found.providers.values()) | found.held
     if locked is None:
         locked = locking.lock_providers(needed)
@@ -362,7 +365,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> No
     # A consumer this write created holds nothing, and no other writer can
     # see it before the commit: only the others' allocations are checked,
     # recorded and removed (three statements fewer for a claim).
-    held_ids = [c.pk for c, existed in consumers.values() if existed]
+    held_ids = [c.uuid for c, existed in consumers.values() if existed]
     held = write_sql.held_allocations(held_ids)
     if not {rp_id for _, rp_id, _, _ in held} <= set(locked_providers):
         raise LostRace("a consumer's allocations moved to another provider")
@@ -384,7 +387,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> No
         for provider_uuid, resources in req.allocations.items():
             rp_id = found.providers[_canonical(provider_uuid)]
             for class_name, used in resources.items():
-                key = (consumer.pk, rp_id, found.classes[class_name])
+                key = (consumer.uuid, rp_id, found.classes[class_name])
                 rows_by_key[key] = NewAllocation(*key, used)
     new_rows = list(rows_by_key.values())
     held_before = defaultdict(int)
@@ -395,7 +398,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> No
 
     # One bump per provider that received allocations or lost those of a
     # consumer emptied here (as upstream counts), one per consumer.
-    emptied_ids = {consumers[req.uuid][0].pk for req in requests if not req.allocations}
+    emptied_ids = {consumers[req.uuid][0].uuid for req in requests if not req.allocations}
     receiving = {row.resource_provider_id for row in new_rows}
     locking.bump_generations(
         locked[pk] for pk in sorted(
@@ -425,7 +428,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> No
 def _record_history(before, new_rows, consumers, locked_providers, class_names, owners):
     if not changes.enabled():
         return
-    by_id = {consumer.pk: consumer for consumer, _ in consumers.values()}
+    by_id = {consumer.uuid: consumer for consumer, _ in consumers.values()}
     after = {
         (by_id[row.consumer_id].uuid, locked_providers[row.resource_provider_id],
          class_names[row.resource_class_id]): row.used
@@ -479,18 +482,19 @@ def allocations_delete(*, consumer_uuid: str) -> None:
 
     def work():
         consumer = Consumer.objects.filter(uuid=consumer_uuid).first()
-        provider_ids = provider_ids_of([consumer.pk]) if consumer else set()
+        provider_ids = provider_ids_of([consumer.uuid]) if consumer else set()
         if not provider_ids:
             raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
+        write_sql.lock_allocations([consumer.uuid])
         locked = locking.lock_providers(provider_ids)
         rows = locking.lock_consumers(Consumer.objects.filter(uuid=consumer_uuid))
         if not rows:
             raise LostRace("consumer vanished")
         consumer = rows[0]
-        if not provider_ids_of([consumer.pk]) <= set(locked):
+        if not provider_ids_of([consumer.uuid]) <= set(locked):
             raise LostRace("consumer's allocations moved")
-        history_before = changes.snapshot([consumer.pk])
-        Allocation.objects.filter(consumer_id=consumer.pk).delete()
+        history_before = changes.snapshot([consumer.uuid])
+        Allocation.objects.filter(consumer_id=consumer.uuid).delete()
         consumer.delete()
         changes.record(history_before, {}, {consumer.uuid: consumer.generation})
 

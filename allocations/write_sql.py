@@ -17,6 +17,8 @@ of the ORM's, and two writes take no ORM building:
   provider locks.
 - :func:`held_allocations`: what the write's existing consumers hold now
   (which providers to have locked, what an over-capacity provider held).
+- :func:`lock_allocations`: the existing consumers' allocation rows, locked
+  before the providers (upstream's writers' order, for a shared database).
 - :func:`insert_allocations`, :func:`insert_changes`: the write's plain
   inserts.  Its provider lock and generation bump are
   ``providers.locking``'s, written out in SQL there too.
@@ -66,9 +68,8 @@ def lookup(*, consumers, providers=(), classes=(), projects=(), users=(), types=
     SELECT 'providers', id, uuid FROM resource_providers WHERE uuid IN (:providers)
     UNION ALL SELECT 'classes', id, name FROM resource_classes WHERE name IN (:classes)
     UNION ALL ... projects, users, consumer_types, consumers alike ...
-    UNION ALL SELECT 'held', a.resource_provider_id, c.uuid
-              FROM consumers c JOIN allocations a ON a.consumer_id = c.id
-              WHERE c.uuid IN (:consumers)
+    UNION ALL SELECT 'held', a.resource_provider_id, a.consumer_id FROM allocations a
+              WHERE a.consumer_id IN (:consumers)
     """
     wanted = {"providers": providers, "classes": classes, "projects": projects,
               "users": users, "types": types, "consumers": consumers}
@@ -82,9 +83,9 @@ def lookup(*, consumers, providers=(), classes=(), projects=(), users=(), types=
                      f"WHERE {key} IN ({placeholders(values)})")
         params += values
     uuids = sorted(set(consumers))
-    parts.append("SELECT 'held', a.resource_provider_id, c.uuid FROM consumers c "
-                 "JOIN allocations a ON a.consumer_id = c.id "
-                 f"WHERE c.uuid IN ({placeholders(uuids)})")
+    # allocations.consumer_id is the consumer's uuid (upstream's schema).
+    parts.append("SELECT 'held', a.resource_provider_id, a.consumer_id FROM allocations a "
+                 f"WHERE a.consumer_id IN ({placeholders(uuids)})")
     params += uuids
     found = Names()
     with connection.cursor() as cursor:
@@ -144,20 +145,39 @@ def inventories_with_usage(provider_ids, class_ids) -> dict:
     }
 
 
-def held_allocations(consumer_ids) -> list:
-    """(consumer id, provider id, class id, used) of every allocation the
+def held_allocations(consumer_uuids) -> list:
+    """(consumer uuid, provider id, class id, used) of every allocation the
     consumers hold.
 
     SELECT consumer_id, resource_provider_id, resource_class_id, used
-    FROM allocations WHERE consumer_id IN (:ids)
+    FROM allocations WHERE consumer_id IN (:uuids)
     """
-    ids = sorted(set(consumer_ids))
+    ids = sorted(set(consumer_uuids))
     if not ids:
         return []
     with connection.cursor() as cursor:
         cursor.execute("SELECT consumer_id, resource_provider_id, resource_class_id, used "
                        f"FROM allocations WHERE consumer_id IN ({placeholders(ids)})", ids)
         return cursor.fetchall()
+
+
+def lock_allocations(consumer_uuids) -> None:
+    """Lock the consumers' allocation rows, before any provider.
+
+    Upstream Placement's writers start by deleting a consumer's allocations
+    and bump provider generations afterwards; a writer here that locked the
+    providers first could deadlock with one of upstream's on a shared
+    database.  Taking the consumer's rows first keeps one lock order for both.
+
+    SELECT id FROM allocations WHERE consumer_id IN (:uuids) ORDER BY id FOR UPDATE
+    """
+    uuids = sorted(set(consumer_uuids))
+    if not uuids or not connection.features.has_select_for_update:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM allocations WHERE consumer_id IN ({placeholders(uuids)}) "
+                       "ORDER BY id FOR UPDATE", uuids)
+        cursor.fetchall()
 
 
 def _now():
@@ -182,7 +202,7 @@ def _insert(table: str, columns, rows) -> None:
 
 
 def insert_allocations(rows) -> None:
-    """Insert allocation rows: (consumer id, provider id, class id, used).
+    """Insert allocation rows: (consumer uuid, provider id, class id, used).
 
     INSERT INTO allocations (consumer_id, resource_provider_id,
         resource_class_id, used, created_at, updated_at) VALUES (...), ...

@@ -375,12 +375,24 @@ def time_claims(bases, providers, count):
                        per_s=round(count / sum(latencies[kind]), 1)) for kind in KINDS}
 
 
+def crowd(base, rp, count):
+    """``count`` consumers holding allocations on ``rp`` (untimed); one of them."""
+    project, user = str(uuid.uuid4()), str(uuid.uuid4())
+    consumer = None
+    for _ in range(count):
+        consumer = str(uuid.uuid4())
+        body = {"allocations": {rp: {"resources": {"VCPU": 1}}},
+                "project_id": project, "user_id": user, "consumer_generation": None}
+        call(base, "PUT", f"/allocations/{consumer}", body, mv="1.28", expect=(204,))
+    return consumer
+
+
 def run_scenario(name, args):
     """Both servers up at once, each on its own database; returns {kind: figures}."""
     results = {kind: {} for kind in KINDS}
     with contextlib.ExitStack() as stack:
         servers = {kind: stack.enter_context(
-            Server(kind, args, f"placement_cmp_{kind}_{name}_{os.getpid()}")) for kind in KINDS}
+            Server(kind, args, f"{args.db_prefix}_{kind}_{name}_{os.getpid()}")) for kind in KINDS}
         bases = {kind: servers[kind].base for kind in KINDS}
         providers, queries = {}, {}
         for kind in KINDS:  # loading: one server after the other
@@ -420,6 +432,17 @@ def run_scenario(name, args):
                 results[kind]["rps_list"] = figures
             for kind, figures in time_claims(bases, providers, args.claims).items():
                 results[kind]["claims"] = figures
+            print(f"-- {name}: timing provider and consumer allocation reads ...", flush=True)
+            held = {kind: crowd(bases[kind], providers[kind][0], args.crowd) for kind in KINDS}
+            paths = {kind: f"/resource_providers/{providers[kind][0]}/allocations"
+                     for kind in KINDS}
+            for kind, (data, figures) in time_get(bases, paths, args).items():
+                figures["consumers"] = len(data["allocations"])
+                results[kind]["rp_allocs"] = figures
+            paths = {kind: f"/allocations/{held[kind]}" for kind in KINDS}
+            for kind, (data, figures) in time_get(bases, paths, args).items():
+                figures["providers"] = len(data["allocations"])
+                results[kind]["consumer_allocs"] = figures
     return results
 
 
@@ -462,6 +485,13 @@ def print_table(name, args, ours, upstream):
         row(f"PUT /allocations x{args.claims} median (ms)", ["claims", "median_ms"])
         row(f"PUT /allocations x{args.claims} p95 (ms)", ["claims", "p95_ms"])
         row("PUT /allocations claims/s (1 / mean latency)", ["claims", "per_s"], "higher")
+        row(f"GET /resource_providers/{{rp}}/allocations median (ms)", ["rp_allocs", "median_ms"])
+        row(f"GET /resource_providers/{{rp}}/allocations req/s (c={args.concurrency})",
+            ["rp_allocs", "rps"], "higher")
+        row("  consumers returned", ["rp_allocs", "consumers"], "same")
+        row("GET /allocations/{consumer} median (ms)", ["consumer_allocs", "median_ms"])
+        row(f"GET /allocations/{{consumer}} req/s (c={args.concurrency})",
+            ["consumer_allocs", "rps"], "higher")
     width = max(len(r[0]) for r in rows)
     print(f"\n== {name}  (ratio = how many times faster this service is; "
           f"'same' = identical counts)")
@@ -490,6 +520,10 @@ def main():
                                                        "postgres://root@127.0.0.1:5432"))
     parser.add_argument("--upstream-venv", default=os.environ.get("UPSTREAM_VENV",
                                                                   DEFAULT_UPSTREAM_VENV))
+    parser.add_argument("--crowd", type=int, default=60,
+                        help="consumers put on one provider before its allocations are read")
+    parser.add_argument("--db-prefix", default=os.environ.get("BENCH_DB_PREFIX", "placement_cmp"),
+                        help="database names start with this")
     parser.add_argument("--port", type=int, default=18460,
                         help="this service on PORT, upstream on PORT+1")
     args = parser.parse_args()

@@ -69,12 +69,12 @@ def trait_ids(names) -> dict:
 def root_ids(uuids) -> dict:
     """{provider uuid: root id} of the providers named.
 
-    SELECT uuid, root_id FROM resource_providers WHERE uuid IN (:uuids)
+    SELECT uuid, root_provider_id FROM resource_providers WHERE uuid IN (:uuids)
     """
     uuids = sorted(uuids)
     return dict(
         _fetch(
-            f"SELECT uuid, root_id FROM resource_providers WHERE uuid IN ({placeholders(uuids)})",
+            f"SELECT uuid, root_provider_id FROM resource_providers WHERE uuid IN ({placeholders(uuids)})",
             uuids,
         )
     )
@@ -174,16 +174,16 @@ def roots_holding(trait_ids, span=None) -> set:
     """Q2b: the root ids of the trees where some provider has one of
     ``trait_ids``; with ``span`` (first, last), of the roots in that range.
 
-    SELECT DISTINCT p.root_id FROM resource_provider_traits t
+    SELECT DISTINCT p.root_provider_id FROM resource_provider_traits t
     JOIN resource_providers p ON p.id = t.resource_provider_id
-    WHERE t.trait_id IN (:traits) [AND p.root_id BETWEEN :first AND :last]
+    WHERE t.trait_id IN (:traits) [AND p.root_provider_id BETWEEN :first AND :last]
     """
     ids = sorted(trait_ids)
-    sql = ("SELECT DISTINCT p.root_id FROM resource_provider_traits t "
+    sql = ("SELECT DISTINCT p.root_provider_id FROM resource_provider_traits t "
            "JOIN resource_providers p ON p.id = t.resource_provider_id "
            f"WHERE t.trait_id IN ({placeholders(ids)})")
     if span is not None:
-        sql += " AND p.root_id BETWEEN %s AND %s"
+        sql += " AND p.root_provider_id BETWEEN %s AND %s"
         ids += list(span)
     return {row[0] for row in _fetch(sql, ids)}
 
@@ -202,30 +202,30 @@ def providers_of_roots(first: int, last: int) -> list:
     """Q4b: (id, uuid, parent id, root id) of every provider of the trees
     whose root id is between ``first`` and ``last``.
 
-    SELECT id, uuid, parent_id, root_id FROM resource_providers
-    WHERE root_id BETWEEN :first AND :last
+    SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers
+    WHERE root_provider_id BETWEEN :first AND :last
     """
     return _fetch(
-        "SELECT id, uuid, parent_id, root_id FROM resource_providers "
-        "WHERE root_id BETWEEN %s AND %s", [first, last])
+        "SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers "
+        "WHERE root_provider_id BETWEEN %s AND %s", [first, last])
 
 
 def next_roots(after: int, count: int) -> list:
     """Q2: the ids of the next ``count`` tree roots after ``after``, in order:
     the trees a search with a limit loads next.
 
-    SELECT id FROM resource_providers WHERE parent_id IS NULL AND id > :after
+    SELECT id FROM resource_providers WHERE parent_provider_id IS NULL AND id > :after
     ORDER BY id LIMIT :count
     """
     return [row[0] for row in _fetch(
-        "SELECT id FROM resource_providers WHERE parent_id IS NULL AND id > %s "
+        "SELECT id FROM resource_providers WHERE parent_provider_id IS NULL AND id > %s "
         "ORDER BY id LIMIT %s", [after, count])]
 
 
 def trees_reached(sharing) -> dict:
     """Q3: {sharing provider: root ids of every provider sharing an aggregate with it}.
 
-    SELECT DISTINCT s.resource_provider_id, rp.root_id
+    SELECT DISTINCT s.resource_provider_id, rp.root_provider_id
     FROM resource_provider_aggregates s
     JOIN resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id
     JOIN resource_providers rp ON rp.id = o.resource_provider_id
@@ -234,7 +234,7 @@ def trees_reached(sharing) -> dict:
     reaches = {}
     clause, params = _in("s.resource_provider_id", sorted(sharing))
     for rp, root in _fetch(
-        "SELECT DISTINCT s.resource_provider_id, rp.root_id "
+        "SELECT DISTINCT s.resource_provider_id, rp.root_provider_id "
         "FROM resource_provider_aggregates s "
         "JOIN resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id "
         "JOIN resource_providers rp ON rp.id = o.resource_provider_id "
@@ -249,22 +249,22 @@ def tree_providers(provider_ids, reached_roots) -> list:
     """Q4: (id, uuid, parent id, root id) of every provider in the trees of
     ``provider_ids`` and in the trees ``reached_roots``.
 
-    SELECT id, uuid, parent_id, root_id FROM resource_providers
-    WHERE root_id IN (SELECT root_id FROM resource_providers WHERE id IN (:providers))
-       OR root_id IN (:reached roots)
+    SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers
+    WHERE root_provider_id IN (SELECT root_provider_id FROM resource_providers WHERE id IN (:providers))
+       OR root_provider_id IN (:reached roots)
     """
     terms, params = [], []
     if provider_ids:
         clause, params = _in("id", provider_ids)
-        terms.append(f"root_id IN (SELECT root_id FROM resource_providers WHERE {clause})")
+        terms.append(f"root_provider_id IN (SELECT root_provider_id FROM resource_providers WHERE {clause})")
     if reached_roots:
-        clause, more = _in("root_id", reached_roots)
+        clause, more = _in("root_provider_id", reached_roots)
         terms.append(clause)
         params += more
     if not terms:
         return []
     return _fetch(
-        f"SELECT id, uuid, parent_id, root_id FROM resource_providers WHERE {' OR '.join(terms)}",
+        f"SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers WHERE {' OR '.join(terms)}",
         params,
     )
 

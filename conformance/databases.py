@@ -2,12 +2,14 @@
 through the admin URL (CONFORMANCE_PG_URL or CONFORMANCE_DB_URL, see
 targets.py), on PostgreSQL or MariaDB/MySQL."""
 
+import os
 import subprocess
 import time
 
 import targets
 
-DB_PREFIX = 'conf_'
+# CONFORMANCE_DB_PREFIX: runs sharing a database server keep apart by name.
+DB_PREFIX = os.environ.get('CONFORMANCE_DB_PREFIX', 'conf_')
 
 
 def pg_connect():

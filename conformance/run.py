@@ -95,7 +95,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument('--target', choices=sorted(targets.TARGETS),
-                   default='project', help=argparse.SUPPRESS)
+                   default='project',
+                   help='project (default), upstream (openstack-placement '
+                        '16.0.0) or pair (both on one database behind a '
+                        'random proxy; tests/onedb/pair_server.py)')
     p.add_argument('--project-dir', default=None,
                    help='checkout of the project (default: the current '
                         'directory)')

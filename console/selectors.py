@@ -389,8 +389,8 @@ def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
 # --- consumers ---------------------------------------------------------------------
 
 
-def consumer_holdings(consumer_ids) -> dict[int, dict]:
-    """Per consumer: the hosts it holds allocations on ("hosts": the roots
+def consumer_holdings(consumer_uuids) -> dict[str, dict]:
+    """Per consumer uuid: the hosts it holds allocations on ("hosts": the roots
     of those trees, (uuid, name) by name), the sharing pools it draws on
     ("pools": not hosts, whatever tree they make), and its amounts summed
     per class over every provider (1 query)."""
@@ -398,7 +398,7 @@ def consumer_holdings(consumer_ids) -> dict[int, dict]:
                                           trait__name=SHARING_TRAIT)
     out = {}
     for consumer, root_uuid, root_name, rp_uuid, rp_name, rc, used, pool in (
-        Allocation.objects.filter(consumer_id__in=list(consumer_ids))
+        Allocation.objects.filter(consumer_id__in=list(consumer_uuids))
         .annotate(pool=Exists(shares))
         .values_list("consumer_id", "resource_provider__root__uuid",
                      "resource_provider__root__name", "resource_provider__uuid",

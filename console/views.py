@@ -388,10 +388,10 @@ def consumer_list(request):
                         "consumer_type__name", "generation", "n_allocations", "created_at",
                     ).iterator(chunk_size=2000)))
     page = _page(request, qs)
-    holdings = selectors.consumer_holdings(c.pk for c in page)
+    holdings = selectors.consumer_holdings(c.uuid for c in page)
     return render(request, "console/consumer_list.html", {
         "page": page, "q": q, "query": _query_without_page(request),
-        "rows": [(c, holdings.get(c.pk, {"hosts": [], "pools": [], "resources": {}})) for c in page],
+        "rows": [(c, holdings.get(c.uuid, {"hosts": [], "pools": [], "resources": {}})) for c in page],
         "type": consumer_type,
         "types": selectors.consumer_type_names(),
         "projects": selectors.project_totals()})

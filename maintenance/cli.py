@@ -85,23 +85,45 @@ def _say_database():
 
 
 def _db_sync(args):
+    """Create or bring up to date this service's schema.  On an empty database
+    that is upstream's tables (stamped at upstream's head) and this service's
+    own; on a database upstream made, at upstream's head, only this
+    service's own tables are added (adoption); at another upstream revision
+    nothing is written."""
     from django.core.management import call_command
     from django.db import connection
 
-    from maintenance.upstream_schema import upstream_schema_refusal
+    from placement_core import schema_move
 
-    refusal = upstream_schema_refusal(connection)
-    if refusal:
-        print(f"placement-manage: {refusal}", file=sys.stderr)
+    try:
+        revision = schema_move.check_revision(connection)
+    except schema_move.WrongUpstreamRevision as exc:
+        print(f"placement-manage: {exc}", file=sys.stderr)
         return 1
+    if revision is not None and not _applied_here(connection):
+        print(f"placement-manage: upstream Placement's tables found at {revision}: adopting "
+              "them in place (only this service's own tables are added)", file=sys.stderr)
     call_command("migrate", interactive=False, verbosity=1)
     return 0
 
 
+def _applied_here(connection):
+    from django.db.migrations.recorder import MigrationRecorder
+
+    recorder = MigrationRecorder(connection)
+    return recorder.has_table() and recorder.migration_qs.exists()
+
+
 def _db_version(args):
+    """This service's last migration on stdout (what `db stamp` takes back);
+    upstream's schema revision (``alembic_version``) on stderr."""
     from django.db import connection
     from django.db.migrations.recorder import MigrationRecorder
 
+    from placement_core.shared_schema import alembic_revision
+
+    print(f"placement-manage: upstream schema revision {alembic_revision(connection)}",
+          file=sys.stderr)
     recorder = MigrationRecorder(connection)
     if not recorder.has_table():
         print("None")

@@ -32,10 +32,12 @@ def export_data() -> dict:
                                                        *INVENTORY_FIELDS):
         invs[inv["resource_provider_id"]][rc_names[inv["resource_class_id"]]] = {
             f: inv[f] for f in INVENTORY_FIELDS}
-    for rp_id, t_id in ProviderTrait.objects.order_by("pk").values_list("resource_provider_id",
-                                                                      "trait_id"):
+    # Links have no id of their own (upstream's composite keys): by name, by uuid.
+    for rp_id, t_id in ProviderTrait.objects.order_by(
+            "resource_provider_id", "trait__name").values_list("resource_provider_id", "trait_id"):
         traits[rp_id].append(trait_names[t_id])
-    for rp_id, agg in ProviderAggregate.objects.order_by("pk").values_list(
+    for rp_id, agg in ProviderAggregate.objects.order_by(
+            "resource_provider_id", "aggregate__uuid").values_list(
             "resource_provider_id", "aggregate__uuid"):
         aggs[rp_id].append(agg)
     allocs = defaultdict(list)
@@ -49,7 +51,7 @@ def export_data() -> dict:
     consumers = [
         {"uuid": c["uuid"], "project": c["project__external_id"], "user": c["user__external_id"],
          "consumer_type": c["consumer_type__name"], "generation": c["generation"],
-         "allocations": allocs.get(c["pk"], [])}
+         "allocations": allocs.get(c["uuid"], [])}
         for c in Consumer.objects.order_by("pk").values(
             "pk", "uuid", "project__external_id", "user__external_id", "consumer_type__name",
             "generation")

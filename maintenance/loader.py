@@ -262,7 +262,8 @@ def _load_consumers(consumers, pks, provider_pk, count):
     Consumer.objects.bulk_update(upd_c, ["project_id", "user_id", "consumer_type_id",
                                          "generation"], batch_size=500)
     count("consumers", len(consumers), len(new_c), len(upd_c))
-    c_pk = dict(Consumer.objects.filter(uuid__in=cuuids).values_list("uuid", "pk"))
+    # Allocations name their consumer by uuid (upstream's allocations.consumer_id).
+    c_pk = {u: u for u in Consumer.objects.filter(uuid__in=cuuids).values_list("uuid", flat=True)}
     before = changes.snapshot(c_pk.values())
     want_a = {}
     for c in consumers:

@@ -146,11 +146,11 @@ def consumers_spanning_trees() -> list[dict]:
     names = dict(ResourceProvider.objects.filter(
         pk__in={r for rs in spanning.values() for r in rs}).values_list("pk", "name"))
     uuids = dict(ResourceProvider.objects.filter(pk__in=names).values_list("pk", "uuid"))
-    consumers = Consumer.objects.filter(pk__in=spanning).select_related("consumer_type")
+    consumers = Consumer.objects.filter(uuid__in=spanning).select_related("consumer_type")
     return sorted(
         ({"consumer": c.uuid,
           "consumer_type": c.consumer_type.name if c.consumer_type else None,
-          "roots": sorted(({"uuid": uuids[r], "name": names[r]} for r in spanning[c.pk]),
+          "roots": sorted(({"uuid": uuids[r], "name": names[r]} for r in spanning[c.uuid]),
                           key=lambda x: x["name"])}
          for c in consumers),
         key=lambda x: x["consumer"],

@@ -156,8 +156,13 @@ def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None
             raise ValueError(f"cannot use database URL {_hide_password(url)!r}: it names no database")
         # One statement: the driver sends init_command without multi-statements.
         init = []
+        # NO_AUTO_VALUE_ON_ZERO always: resource class id 0 is VCPU in the
+        # schema shared with upstream (placement_core.shared_schema), and
+        # Django writes it only when the session says 0 is a value.
         if limits.mysql_sql_mode:
-            init.append(f"SESSION sql_mode = '{limits.mysql_sql_mode}'")
+            init.append(f"SESSION sql_mode = '{limits.mysql_sql_mode},NO_AUTO_VALUE_ON_ZERO'")
+        else:
+            init.append("SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
         if sync_wait is not None:
             init.append(f"SESSION wsrep_sync_wait = {int(sync_wait)}")
         db["OPTIONS"].update({

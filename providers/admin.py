@@ -21,6 +21,8 @@ read-only; allocations are read-only everywhere (see allocations/admin.py).
 """
 from django import forms
 from django.contrib import admin
+from django.forms.formsets import BaseFormSet
+from django.forms.models import BaseInlineFormSet
 from django.utils.html import format_html
 
 from placement_core.admin import ReadOnlyAdmin, ServiceWritesAdmin
@@ -38,6 +40,27 @@ class _WritableInline(admin.TabularInline):
     show_change_link = False
 
 
+class _LinkFormSet(BaseInlineFormSet):
+    """The link tables' rows have a composite key, which Django's formsets
+    cannot read back from a posted form: a posted row that existed is the
+    row at its position in the list the page showed (a page whose provider
+    moved meanwhile is refused on its generation anyway)."""
+
+    def _construct_form(self, i, **kwargs):
+        if self.is_bound and i < self.initial_form_count():
+            rows = list(self.get_queryset())
+            if i < len(rows):
+                kwargs["instance"] = rows[i]
+            return BaseFormSet._construct_form(self, i, **kwargs)
+        return super()._construct_form(i, **kwargs)
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        # Rendered (the admin's template wants it), never read back.
+        form.fields[self.model._meta.pk.name].required = False
+        form.fields[self.model._meta.pk.name].disabled = True
+
+
 class InventoryInline(_WritableInline):
     model = Inventory
     fields = INVENTORY_FIELDS
@@ -49,6 +72,7 @@ class InventoryInline(_WritableInline):
 
 class TraitInline(_WritableInline):
     model = ProviderTrait
+    formset = _LinkFormSet
     fields = ("trait",)
     autocomplete_fields = ("trait",)
     verbose_name = "trait"
@@ -66,7 +90,7 @@ class ProviderAggregateForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.instance.pk:
+        if _stored(self.instance):
             self.fields["aggregate_uuid"].initial = self.instance.aggregate.uuid
 
     def clean_aggregate_uuid(self):
@@ -78,6 +102,7 @@ class ProviderAggregateForm(forms.ModelForm):
 
 class AggregateInline(_WritableInline):
     model = ProviderAggregate
+    formset = _LinkFormSet
     form = ProviderAggregateForm
     fields = ("aggregate_uuid",)
     verbose_name = "aggregate"
@@ -181,7 +206,7 @@ class ResourceProviderAdmin(ServiceWritesAdmin):
             for f in _changed_forms(formset):
                 if _deleting(formset, f):
                     formset.deleted_objects.append(_Described(formset, f))
-                elif f.instance.pk:
+                elif _stored(f.instance):
                     formset.changed_objects.append((_Described(formset, f), f.changed_data))
                 else:
                     formset.new_objects.append(_Described(formset, f))
@@ -267,6 +292,12 @@ class ResourceProviderAdmin(ServiceWritesAdmin):
         ).generation
 
 
+def _stored(instance):
+    """The inline row exists (a link's key is a pair: (None, None) while new)."""
+    pk = instance.pk
+    return all(v is not None for v in pk) if isinstance(pk, tuple) else pk is not None
+
+
 def _deleting(formset, form):
     return bool(formset.can_delete and form.cleaned_data.get("DELETE"))
 
@@ -288,7 +319,7 @@ def _changed_forms(formset):
     """Forms of ``formset`` that add, change or delete a row."""
     return [
         f for f in formset.forms
-        if f.has_changed() or (f.instance.pk and _deleting(formset, f))
+        if f.has_changed() or (_stored(f.instance) and _deleting(formset, f))
     ]
 
 
@@ -319,16 +350,7 @@ class AggregateAdmin(ReadOnlyAdmin):
     search_fields = ("uuid",)
 
 
-@admin.register(ProviderTrait)
-class ProviderTraitAdmin(ReadOnlyAdmin):
-    list_display = ("resource_provider", "trait")
-    list_select_related = ("resource_provider", "trait")
-    search_fields = ("resource_provider__name", "trait__name")
-
-
-@admin.register(ProviderAggregate)
-class ProviderAggregateAdmin(ReadOnlyAdmin):
-    list_display = ("resource_provider", "aggregate")
-    list_select_related = ("resource_provider", "aggregate")
-    search_fields = ("resource_provider__name", "aggregate__uuid")
+# ProviderTrait and ProviderAggregate (upstream's link tables, whose primary
+# keys are composite) have no list pages of their own: Django's admin takes
+# no model with a composite key; they are edited on their provider's page.
 

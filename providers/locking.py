@@ -42,6 +42,9 @@ LOG = logging.getLogger(__name__)
 # (none of them reads those; they load on first use if one ever does):
 # plain values need no conversion, so the rows become instances at once.
 LOCKED_FIELDS = ("id", "uuid", "name", "generation", "parent_id", "root_id")
+# Their columns (upstream's names: parent_provider_id, root_provider_id).
+_COLUMNS = {f.attname: f.column for f in ResourceProvider._meta.concrete_fields}
+LOCKED_COLUMNS = ", ".join(_COLUMNS[name] for name in LOCKED_FIELDS)
 
 
 def _locked(where: str, params) -> list:
@@ -56,7 +59,7 @@ def _locked(where: str, params) -> list:
         raise RuntimeError("provider locks are taken inside transaction.atomic()")
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(LOCKED_FIELDS)} FROM resource_providers "
+        cursor.execute(f"SELECT {LOCKED_COLUMNS} FROM resource_providers "
                        f"WHERE {where} ORDER BY id{lock}", params)
         rows = cursor.fetchall()
     return [ResourceProvider.from_db(DEFAULT_DB_ALIAS, LOCKED_FIELDS, row) for row in rows]

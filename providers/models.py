@@ -2,13 +2,19 @@
 from django.db import models
 from django.db.models import ExpressionWrapper, F, FloatField
 
+from placement_core.shared_schema import UTCDateTimeField
 from resource_classes.models import ResourceClass, Trait
+
+# The tables are upstream's (placement_core.shared_schema): upstream's column
+# names, integer keys, nullable naive-UTC timestamps, and foreign keys only
+# where upstream declares them (db_constraint=False elsewhere).
 
 
 class Aggregate(models.Model):
+    id = models.AutoField(primary_key=True)
     uuid = models.CharField(max_length=36, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = UTCDateTimeField(auto_now_add=True, null=True)
+    updated_at = UTCDateTimeField(auto_now=True, null=True)
 
     class Meta:
         db_table = "placement_aggregates"
@@ -18,16 +24,19 @@ class Aggregate(models.Model):
 
 
 class ResourceProvider(models.Model):
+    id = models.AutoField(primary_key=True)
     uuid = models.CharField(max_length=36, unique=True)
     name = models.CharField(max_length=200, unique=True)
     generation = models.IntegerField(default=0)
     # The tree: parent is null for a root; root points at itself for a root.
     parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children",
+        db_column="parent_provider_id",
     )
     # DO_NOTHING: a root refers to itself; the services keep trees consistent.
     root = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.DO_NOTHING, related_name="tree_members"
+        "self", null=True, blank=True, on_delete=models.DO_NOTHING, related_name="tree_members",
+        db_column="root_provider_id",
     )
     aggregates = models.ManyToManyField(
         Aggregate, through="ProviderAggregate", related_name="resource_providers", blank=True
@@ -35,8 +44,8 @@ class ResourceProvider(models.Model):
     traits = models.ManyToManyField(
         Trait, through="ProviderTrait", related_name="resource_providers", blank=True
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = UTCDateTimeField(auto_now_add=True, null=True)
+    updated_at = UTCDateTimeField(auto_now=True, null=True)
 
     class Meta:
         db_table = "resource_providers"
@@ -47,11 +56,13 @@ class ResourceProvider(models.Model):
 
 
 class Inventory(models.Model):
+    id = models.AutoField(primary_key=True)
     resource_provider = models.ForeignKey(
-        ResourceProvider, on_delete=models.CASCADE, related_name="inventories"
+        ResourceProvider, on_delete=models.CASCADE, related_name="inventories",
+        db_constraint=False,
     )
     resource_class = models.ForeignKey(
-        ResourceClass, on_delete=models.PROTECT, related_name="inventories"
+        ResourceClass, on_delete=models.PROTECT, related_name="inventories", db_constraint=False,
     )
     total = models.IntegerField()
     reserved = models.IntegerField(default=0)
@@ -59,8 +70,8 @@ class Inventory(models.Model):
     max_unit = models.IntegerField()
     step_size = models.IntegerField(default=1)
     allocation_ratio = models.FloatField(default=1.0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = UTCDateTimeField(auto_now_add=True, null=True)
+    updated_at = UTCDateTimeField(auto_now=True, null=True)
 
     class Meta:
         verbose_name_plural = "inventories"
@@ -68,10 +79,10 @@ class Inventory(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["resource_provider", "resource_class"], name="uniq_inventory_rp_rc"
+                fields=["resource_provider", "resource_class"],
+                name="uniq_inventories0resource_provider_resource_class",
             )
         ]
-        indexes = [models.Index(fields=["resource_class", "resource_provider"])]
 
     def __str__(self):
         return f"{self.resource_class.name} on {self.resource_provider.name}"
@@ -115,26 +126,23 @@ def capacity_sql(alias: str) -> str:
 
 
 class ProviderAggregate(models.Model):
-    resource_provider = models.ForeignKey(ResourceProvider, on_delete=models.CASCADE)
-    aggregate = models.ForeignKey(Aggregate, on_delete=models.CASCADE)
+    pk = models.CompositePrimaryKey("resource_provider_id", "aggregate_id")
+    resource_provider = models.ForeignKey(
+        ResourceProvider, on_delete=models.CASCADE, db_constraint=False)
+    aggregate = models.ForeignKey(Aggregate, on_delete=models.CASCADE, db_constraint=False)
+    created_at = UTCDateTimeField(auto_now_add=True, null=True)
+    updated_at = UTCDateTimeField(auto_now=True, null=True)
 
     class Meta:
         db_table = "resource_provider_aggregates"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["resource_provider", "aggregate"], name="uniq_rp_aggregate"
-            )
-        ]
-        indexes = [models.Index(fields=["aggregate", "resource_provider"])]
 
 
 class ProviderTrait(models.Model):
-    resource_provider = models.ForeignKey(ResourceProvider, on_delete=models.CASCADE)
+    pk = models.CompositePrimaryKey("trait_id", "resource_provider_id")
     trait = models.ForeignKey(Trait, on_delete=models.PROTECT)
+    resource_provider = models.ForeignKey(ResourceProvider, on_delete=models.CASCADE)
+    created_at = UTCDateTimeField(auto_now_add=True, null=True)
+    updated_at = UTCDateTimeField(auto_now=True, null=True)
 
     class Meta:
         db_table = "resource_provider_traits"
-        constraints = [
-            models.UniqueConstraint(fields=["resource_provider", "trait"], name="uniq_rp_trait")
-        ]
-        indexes = [models.Index(fields=["trait", "resource_provider"])]

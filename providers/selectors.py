@@ -75,7 +75,7 @@ def provider_row(*, uuid):
 def provider_aggregate_uuids(provider_id):
     return list(
         ProviderAggregate.objects.filter(resource_provider_id=provider_id)
-        .order_by("id")
+        .order_by("aggregate_id")
         .values_list("aggregate__uuid", flat=True)
     )
 

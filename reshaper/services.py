@@ -98,10 +98,10 @@ def _involved_provider_ids(consumers: list[ConsumerAllocations]) -> set[int]:
     ids = set(
         ResourceProvider.objects.filter(uuid__in=targets).values_list("id", flat=True)
     )
-    consumer_ids = Consumer.objects.filter(
+    consumer_uuids = Consumer.objects.filter(
         uuid__in=[req.uuid for req in consumers]
-    ).values_list("id", flat=True)
-    return ids | provider_ids_of(list(consumer_ids))
+    ).values_list("uuid", flat=True)
+    return ids | provider_ids_of(list(consumer_uuids))
 
 
 def _interim(provider, new: dict[str, InventorySpec]) -> dict[str, InventorySpec]:

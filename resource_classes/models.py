@@ -6,13 +6,16 @@ operators add their own with the ``CUSTOM_`` prefix.
 """
 from django.db import models
 
+from placement_core.shared_schema import UTCDateTimeField
+
 CUSTOM_PREFIX = "CUSTOM_"
 
 
 class ResourceClass(models.Model):
+    id = models.AutoField(primary_key=True)
     name = models.CharField(max_length=255, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = UTCDateTimeField(auto_now_add=True, null=True)
+    updated_at = UTCDateTimeField(auto_now=True, null=True)
 
     class Meta:
         db_table = "resource_classes"
@@ -28,9 +31,10 @@ class ResourceClass(models.Model):
 
 
 class Trait(models.Model):
+    id = models.AutoField(primary_key=True)
     name = models.CharField(max_length=255, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = UTCDateTimeField(auto_now_add=True, null=True)
+    updated_at = UTCDateTimeField(auto_now=True, null=True)
 
     class Meta:
         db_table = "traits"

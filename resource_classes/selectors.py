@@ -11,7 +11,8 @@ from resource_classes.services import storable
 def resource_class_list() -> tuple[list[ResourceClass], datetime]:
     """Every resource class in id order, and the last-modified time of the list."""
     classes = list(ResourceClass.objects.order_by("id"))
-    newest = max((rc.updated_at for rc in classes), default=None)
+    # Upstream writes updated_at only on a change: NULL for a class never renamed.
+    newest = max((rc.updated_at or rc.created_at for rc in classes), default=None)
     return classes, newest or datetime.now(timezone.utc)
 
 
@@ -54,6 +55,6 @@ def trait_list(
         links = Trait.resource_providers.through
         used = Exists(links.objects.filter(trait=OuterRef("pk")))
         queryset = queryset.filter(used) if associated else queryset.exclude(used)
-    rows = list(queryset.order_by("name").values_list("name", "updated_at"))
-    newest = max((changed for _, changed in rows), default=None)
-    return [name for name, _ in rows], newest or datetime.now(timezone.utc)
+    rows = list(queryset.order_by("name").values_list("name", "updated_at", "created_at"))
+    newest = max((changed or made for _, changed, made in rows), default=None)
+    return [name for name, _, _ in rows], newest or datetime.now(timezone.utc)

@@ -9,10 +9,12 @@ import re
 
 import os_resource_classes
 import os_traits
-from django.db import IntegrityError, transaction
-from django.db.models import ProtectedError
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Max, ProtectedError
+from django.utils import timezone
 
 from placement_core import errors
+from placement_core.shared_schema import FIRST_CUSTOM_CLASS_ID, zero_is_an_id
 from resource_classes.models import CUSTOM_PREFIX, ResourceClass, Trait
 
 CUSTOM_NAME_RE = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
@@ -42,16 +44,46 @@ def catalog_sync() -> dict:
     Returns how many of each were added.
     """
     added = {}
-    for model, names in (
-        (ResourceClass, list(os_resource_classes.STANDARDS)),
-        (Trait, list(os_traits.get_traits())),
-    ):
-        with transaction.atomic():
-            present = set(model.objects.filter(name__in=names).values_list("name", flat=True))
-            missing = [model(name=name) for name in names if name not in present]
-            model.objects.bulk_create(missing, ignore_conflicts=True, batch_size=500)
-        added[model.__name__] = len(missing)
+    names = list(os_resource_classes.STANDARDS)
+    present = set(ResourceClass.objects.filter(name__in=names).values_list("name", flat=True))
+    # Upstream's numbering: a standard class's id is its index in STANDARDS
+    # (VCPU's is 0, which Django's MySQL backend will not write: raw SQL).
+    missing = [(index, name) for index, name in enumerate(names) if name not in present]
+    if missing:
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        try:
+            with transaction.atomic(), zero_is_an_id(connection), connection.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO resource_classes (created_at, updated_at, id, name) "
+                    "VALUES (%s, %s, %s, %s)", [(now, now, i, n) for i, n in missing])
+        except IntegrityError:
+            pass  # another process (this service or upstream) synced them first
+    added["ResourceClass"] = len(missing)
+    names = list(os_traits.get_traits())
+    with transaction.atomic():
+        present = set(Trait.objects.filter(name__in=names).values_list("name", flat=True))
+        missing = [Trait(name=name) for name in names if name not in present]
+        Trait.objects.bulk_create(missing, ignore_conflicts=True, batch_size=500)
+    added["Trait"] = len(missing)
     return added
+
+
+def class_insert(name: str) -> ResourceClass:
+    """Insert the class ``name`` (its caller checked it) under upstream's numbering: one past
+    the largest id, 10000 at least.  Another writer (this service or
+    upstream) taking the same id first makes this one try the next;
+    IntegrityError when the name itself is taken."""
+    for _ in range(20):
+        largest = ResourceClass.objects.aggregate(m=Max("id"))["m"] or 0
+        try:
+            with transaction.atomic():
+                return ResourceClass.objects.create(
+                    id=max(largest + 1, FIRST_CUSTOM_CLASS_ID), name=name)
+        except IntegrityError:
+            if ResourceClass.objects.filter(name=name).exists():
+                raise
+    raise errors.Conflict(f"Could not pick an id for resource class {name}: too many "
+                          "concurrent creations; try again.")
 
 
 # --- resource classes ------------------------------------------------------
@@ -87,8 +119,7 @@ def resource_class_create(*, name: str) -> ResourceClass:
     """Add a custom resource class; 409 when the name is taken."""
     _require_custom_class_name(name)
     try:
-        with transaction.atomic():
-            return ResourceClass.objects.create(name=name)
+        return class_insert(name)
     except IntegrityError:  # the unique index on name
         raise errors.Conflict(f"Conflicting resource class already exists: {name}")
 
@@ -100,8 +131,7 @@ def resource_class_ensure(*, name: str) -> tuple[ResourceClass, bool]:
     if existing is not None:
         return existing, False
     try:
-        with transaction.atomic():
-            return ResourceClass.objects.create(name=name), True
+        return class_insert(name), True
     except IntegrityError:
         # Someone created it between our look and our insert: it exists.
         return ResourceClass.objects.get(name=name), False

@@ -7,12 +7,14 @@ from factory.django import DjangoModelFactory
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from planning.models import Flavor
 from providers.models import Aggregate, Inventory, ResourceProvider
+from resource_classes import services as resource_class_services
 from resource_classes.models import ResourceClass, Trait
 
 
 def resource_class(name):
     """The ResourceClass row for ``name`` (standard ones exist after migrate)."""
-    return ResourceClass.objects.get_or_create(name=name)[0]
+    found = ResourceClass.objects.filter(name=name).first()
+    return found if found is not None else resource_class_services.class_insert(name)
 
 
 def trait(name):
@@ -24,6 +26,8 @@ class ResourceClassFactory(DjangoModelFactory):
         model = ResourceClass
         django_get_or_create = ("name",)
 
+    # Upstream's numbering puts custom classes from 10000; these start far above.
+    id = factory.Sequence(lambda n: 50000 + n)
     name = factory.Sequence(lambda n: f"CUSTOM_RC_{n}")
 
 

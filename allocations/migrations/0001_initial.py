@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from placement_core.shared_schema import OwnedByUpstream
+
 
 class Migration(migrations.Migration):
 
@@ -14,76 +16,79 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.CreateModel(
-            name='ConsumerType',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=255, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-            ],
-            options={
-                'db_table': 'consumer_types',
-            },
-        ),
-        migrations.CreateModel(
-            name='Project',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=255, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-            ],
-            options={
-                'db_table': 'projects',
-            },
-        ),
-        migrations.CreateModel(
-            name='User',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=255, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-            ],
-            options={
-                'db_table': 'users',
-            },
-        ),
-        migrations.CreateModel(
-            name='Consumer',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('uuid', models.CharField(max_length=36, unique=True)),
-                ('generation', models.IntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('consumer_type', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='consumers', to='allocations.consumertype')),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='consumers', to='allocations.project')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='consumers', to='allocations.user')),
-            ],
-            options={
-                'db_table': 'consumers',
-                'ordering': ['id'],
-            },
-        ),
-        migrations.CreateModel(
-            name='Allocation',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('used', models.IntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('resource_class', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='allocations', to='resource_classes.resourceclass')),
-                ('resource_provider', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='allocations', to='providers.resourceprovider')),
-                ('consumer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='allocations', to='allocations.consumer')),
-            ],
-            options={
-                'db_table': 'allocations',
-                'ordering': ['id'],
-                'indexes': [models.Index(fields=['resource_provider', 'resource_class'], name='allocations_resourc_3a5e60_idx')],
-                'constraints': [models.UniqueConstraint(fields=('consumer', 'resource_provider', 'resource_class'), name='uniq_allocation_consumer_rp_rc')],
-            },
-        ),
-        migrations.AddIndex(
-            model_name='consumer',
-            index=models.Index(fields=['project', 'user'], name='consumers_project_21da79_idx'),
-        ),
+        # Upstream's tables: see placement_core.shared_schema.OwnedByUpstream.
+        OwnedByUpstream([
+            migrations.CreateModel(
+                name='ConsumerType',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('name', models.CharField(max_length=255, unique=True)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                ],
+                options={
+                    'db_table': 'consumer_types',
+                },
+            ),
+            migrations.CreateModel(
+                name='Project',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('external_id', models.CharField(max_length=255, unique=True)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                ],
+                options={
+                    'db_table': 'projects',
+                },
+            ),
+            migrations.CreateModel(
+                name='User',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('external_id', models.CharField(max_length=255, unique=True)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                ],
+                options={
+                    'db_table': 'users',
+                },
+            ),
+            migrations.CreateModel(
+                name='Consumer',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('uuid', models.CharField(max_length=36, unique=True)),
+                    ('generation', models.IntegerField(default=0)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                    ('updated_at', models.DateTimeField(auto_now=True)),
+                    ('consumer_type', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='consumers', to='allocations.consumertype')),
+                    ('project', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='consumers', to='allocations.project')),
+                    ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='consumers', to='allocations.user')),
+                ],
+                options={
+                    'db_table': 'consumers',
+                    'ordering': ['id'],
+                },
+            ),
+            migrations.CreateModel(
+                name='Allocation',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('used', models.IntegerField()),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                    ('updated_at', models.DateTimeField(auto_now=True)),
+                    ('resource_class', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='allocations', to='resource_classes.resourceclass')),
+                    ('resource_provider', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='allocations', to='providers.resourceprovider')),
+                    ('consumer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='allocations', to='allocations.consumer')),
+                ],
+                options={
+                    'db_table': 'allocations',
+                    'ordering': ['id'],
+                    'indexes': [models.Index(fields=['resource_provider', 'resource_class'], name='allocations_resourc_3a5e60_idx')],
+                    'constraints': [models.UniqueConstraint(fields=('consumer', 'resource_provider', 'resource_class'), name='uniq_allocation_consumer_rp_rc')],
+                },
+            ),
+            migrations.AddIndex(
+                model_name='consumer',
+                index=models.Index(fields=['project', 'user'], name='consumers_project_21da79_idx'),
+            ),
+        ]),
     ]

@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from placement_core.shared_schema import OwnedByUpstream
+
 
 class Migration(migrations.Migration):
 
@@ -13,109 +15,112 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.CreateModel(
-            name='Aggregate',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('uuid', models.CharField(max_length=36, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-            ],
-            options={
-                'db_table': 'placement_aggregates',
-            },
-        ),
-        migrations.CreateModel(
-            name='ProviderAggregate',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('aggregate', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='providers.aggregate')),
-            ],
-            options={
-                'db_table': 'resource_provider_aggregates',
-            },
-        ),
-        migrations.CreateModel(
-            name='ProviderTrait',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('trait', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to='resource_classes.trait')),
-            ],
-            options={
-                'db_table': 'resource_provider_traits',
-            },
-        ),
-        migrations.CreateModel(
-            name='ResourceProvider',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('uuid', models.CharField(max_length=36, unique=True)),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('generation', models.IntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('aggregates', models.ManyToManyField(blank=True, related_name='resource_providers', through='providers.ProviderAggregate', to='providers.aggregate')),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='children', to='providers.resourceprovider')),
-                ('root', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='tree_members', to='providers.resourceprovider')),
-                ('traits', models.ManyToManyField(blank=True, related_name='resource_providers', through='providers.ProviderTrait', to='resource_classes.trait')),
-            ],
-            options={
-                'db_table': 'resource_providers',
-                'ordering': ['id'],
-            },
-        ),
-        migrations.AddField(
-            model_name='providertrait',
-            name='resource_provider',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='providers.resourceprovider'),
-        ),
-        migrations.AddField(
-            model_name='provideraggregate',
-            name='resource_provider',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='providers.resourceprovider'),
-        ),
-        migrations.CreateModel(
-            name='Inventory',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('total', models.IntegerField()),
-                ('reserved', models.IntegerField(default=0)),
-                ('min_unit', models.IntegerField(default=1)),
-                ('max_unit', models.IntegerField()),
-                ('step_size', models.IntegerField(default=1)),
-                ('allocation_ratio', models.FloatField(default=1.0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('resource_class', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='inventories', to='resource_classes.resourceclass')),
-                ('resource_provider', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='inventories', to='providers.resourceprovider')),
-            ],
-            options={
-                'db_table': 'inventories',
-                'ordering': ['id'],
-            },
-        ),
-        migrations.AddIndex(
-            model_name='providertrait',
-            index=models.Index(fields=['trait', 'resource_provider'], name='resource_pr_trait_i_f9abea_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='providertrait',
-            constraint=models.UniqueConstraint(fields=('resource_provider', 'trait'), name='uniq_rp_trait'),
-        ),
-        migrations.AddIndex(
-            model_name='provideraggregate',
-            index=models.Index(fields=['aggregate', 'resource_provider'], name='resource_pr_aggrega_96376e_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='provideraggregate',
-            constraint=models.UniqueConstraint(fields=('resource_provider', 'aggregate'), name='uniq_rp_aggregate'),
-        ),
-        migrations.AddIndex(
-            model_name='inventory',
-            index=models.Index(fields=['resource_class', 'resource_provider'], name='inventories_resourc_c7ab59_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='inventory',
-            constraint=models.UniqueConstraint(fields=('resource_provider', 'resource_class'), name='uniq_inventory_rp_rc'),
-        ),
+        # Upstream's tables: see placement_core.shared_schema.OwnedByUpstream.
+        OwnedByUpstream([
+            migrations.CreateModel(
+                name='Aggregate',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('uuid', models.CharField(max_length=36, unique=True)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                    ('updated_at', models.DateTimeField(auto_now=True)),
+                ],
+                options={
+                    'db_table': 'placement_aggregates',
+                },
+            ),
+            migrations.CreateModel(
+                name='ProviderAggregate',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('aggregate', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='providers.aggregate')),
+                ],
+                options={
+                    'db_table': 'resource_provider_aggregates',
+                },
+            ),
+            migrations.CreateModel(
+                name='ProviderTrait',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('trait', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to='resource_classes.trait')),
+                ],
+                options={
+                    'db_table': 'resource_provider_traits',
+                },
+            ),
+            migrations.CreateModel(
+                name='ResourceProvider',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('uuid', models.CharField(max_length=36, unique=True)),
+                    ('name', models.CharField(max_length=200, unique=True)),
+                    ('generation', models.IntegerField(default=0)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                    ('updated_at', models.DateTimeField(auto_now=True)),
+                    ('aggregates', models.ManyToManyField(blank=True, related_name='resource_providers', through='providers.ProviderAggregate', to='providers.aggregate')),
+                    ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='children', to='providers.resourceprovider')),
+                    ('root', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='tree_members', to='providers.resourceprovider')),
+                    ('traits', models.ManyToManyField(blank=True, related_name='resource_providers', through='providers.ProviderTrait', to='resource_classes.trait')),
+                ],
+                options={
+                    'db_table': 'resource_providers',
+                    'ordering': ['id'],
+                },
+            ),
+            migrations.AddField(
+                model_name='providertrait',
+                name='resource_provider',
+                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='providers.resourceprovider'),
+            ),
+            migrations.AddField(
+                model_name='provideraggregate',
+                name='resource_provider',
+                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='providers.resourceprovider'),
+            ),
+            migrations.CreateModel(
+                name='Inventory',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('total', models.IntegerField()),
+                    ('reserved', models.IntegerField(default=0)),
+                    ('min_unit', models.IntegerField(default=1)),
+                    ('max_unit', models.IntegerField()),
+                    ('step_size', models.IntegerField(default=1)),
+                    ('allocation_ratio', models.FloatField(default=1.0)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                    ('updated_at', models.DateTimeField(auto_now=True)),
+                    ('resource_class', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='inventories', to='resource_classes.resourceclass')),
+                    ('resource_provider', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='inventories', to='providers.resourceprovider')),
+                ],
+                options={
+                    'db_table': 'inventories',
+                    'ordering': ['id'],
+                },
+            ),
+            migrations.AddIndex(
+                model_name='providertrait',
+                index=models.Index(fields=['trait', 'resource_provider'], name='resource_pr_trait_i_f9abea_idx'),
+            ),
+            migrations.AddConstraint(
+                model_name='providertrait',
+                constraint=models.UniqueConstraint(fields=('resource_provider', 'trait'), name='uniq_rp_trait'),
+            ),
+            migrations.AddIndex(
+                model_name='provideraggregate',
+                index=models.Index(fields=['aggregate', 'resource_provider'], name='resource_pr_aggrega_96376e_idx'),
+            ),
+            migrations.AddConstraint(
+                model_name='provideraggregate',
+                constraint=models.UniqueConstraint(fields=('resource_provider', 'aggregate'), name='uniq_rp_aggregate'),
+            ),
+            migrations.AddIndex(
+                model_name='inventory',
+                index=models.Index(fields=['resource_class', 'resource_provider'], name='inventories_resourc_c7ab59_idx'),
+            ),
+            migrations.AddConstraint(
+                model_name='inventory',
+                constraint=models.UniqueConstraint(fields=('resource_provider', 'resource_class'), name='uniq_inventory_rp_rc'),
+            ),
+        ]),
     ]

@@ -114,7 +114,7 @@ class ResourceClassDetailView(PlacementView):
         authorize(request, "placement:resource_classes:show")
         rc = selectors.resource_class_get(name=name)
         return json_response(
-            _resource_class_body(rc), last_modified=rc.updated_at
+            _resource_class_body(rc), last_modified=rc.updated_at or rc.created_at
         )
 
     @extend_schema(
@@ -156,7 +156,7 @@ class ResourceClassDetailView(PlacementView):
         data = json_body(request, schemas.RESOURCE_CLASS_NAME)
         rc = services.resource_class_rename(name=name, new_name=data["name"])
         return json_response(
-            _resource_class_body(rc), last_modified=rc.updated_at
+            _resource_class_body(rc), last_modified=rc.updated_at or rc.created_at
         )
 
     @extend_schema(
@@ -258,7 +258,7 @@ class TraitDetailView(PlacementView):
     def get(self, request, name):
         authorize(request, "placement:traits:show")
         trait = selectors.trait_get(name=name)
-        return empty_response(204, headers=_cache_headers(trait.updated_at))
+        return empty_response(204, headers=_cache_headers(trait.updated_at or trait.created_at))
 
     @extend_schema(
         operation_id="trait_update",
@@ -279,7 +279,7 @@ class TraitDetailView(PlacementView):
         authorize(request, "placement:traits:update")
         trait, created = services.trait_ensure(name=name)
         headers = {"Location": _url("traits", trait.name)}
-        headers.update(_cache_headers(trait.updated_at))
+        headers.update(_cache_headers(trait.updated_at or trait.created_at))
         return empty_response(201 if created else 204, headers=headers)
 
     @extend_schema(

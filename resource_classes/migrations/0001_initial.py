@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+from placement_core.shared_schema import OwnedByUpstream
+
 
 def _binary_collation(apps, schema_editor):
     """MariaDB/MySQL: every table this service creates compares text byte
@@ -21,30 +23,33 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunPython(_binary_collation, migrations.RunPython.noop, atomic=False),
-        migrations.CreateModel(
-            name='ResourceClass',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=255, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-            ],
-            options={
-                'db_table': 'resource_classes',
-                'ordering': ['id'],
-            },
-        ),
-        migrations.CreateModel(
-            name='Trait',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=255, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-            ],
-            options={
-                'db_table': 'traits',
-                'ordering': ['id'],
-            },
-        ),
+        # Upstream's tables: see placement_core.shared_schema.OwnedByUpstream.
+        OwnedByUpstream([
+            migrations.CreateModel(
+                name='ResourceClass',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('name', models.CharField(max_length=255, unique=True)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                    ('updated_at', models.DateTimeField(auto_now=True)),
+                ],
+                options={
+                    'db_table': 'resource_classes',
+                    'ordering': ['id'],
+                },
+            ),
+            migrations.CreateModel(
+                name='Trait',
+                fields=[
+                    ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                    ('name', models.CharField(max_length=255, unique=True)),
+                    ('created_at', models.DateTimeField(auto_now_add=True)),
+                    ('updated_at', models.DateTimeField(auto_now=True)),
+                ],
+                options={
+                    'db_table': 'traits',
+                    'ordering': ['id'],
+                },
+            ),
+        ]),
     ]

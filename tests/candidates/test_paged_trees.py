@@ -84,5 +84,5 @@ def test_a_short_page_is_the_last_one_read(api, cloud):
         body = _get(api, f"{URL}&limit=200")
     assert len(body["allocation_requests"]) == 60
     root_reads = [q["sql"] for q in ctx.captured_queries
-                  if "FROM resource_providers WHERE parent_id IS NULL" in q["sql"]]
+                  if "FROM resource_providers WHERE parent_provider_id IS NULL" in q["sql"]]
     assert len(root_reads) == 1, root_reads

@@ -151,7 +151,7 @@ def test_status_and_audit_flag_names_and_consumer_uuids_the_api_would_refuse():
     from resource_classes.models import ResourceClass, Trait
 
     root, _, consumer = _populate()
-    odd = ResourceClass.objects.create(name="NOT_A_CLASS")
+    odd = ResourceClass.objects.create(id=10000, name="NOT_A_CLASS")
     Inventory.objects.create(resource_provider=root, resource_class=odd, total=4, max_unit=4)
     Trait.objects.create(name="lower_case")
     with connection.cursor() as cursor:

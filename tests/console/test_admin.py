@@ -33,6 +33,10 @@ def test_every_model_is_registered():
 
     for app in ("resource_classes", "providers", "allocations", "operations"):
         for model in apps.get_app_config(app).get_models():
+            if model._meta.pk.__class__.__name__ == "CompositePrimaryKey":
+                # Django's admin takes none; they are edited on their provider's page.
+                assert not admin.site.is_registered(model), model
+                continue
             assert admin.site.is_registered(model), model
     assert admin.site.is_registered(apps.get_model("planning", "Flavor"))
 

@@ -94,7 +94,8 @@ def test_os_variables_reach_the_mysql_entry(tmp_path):
         "OS_PLACEMENT_DATABASE__CONNECTION_PARAMETERS": "ssl_ca=/etc/ca.pem",
     }, serving=True)
     assert error is None
-    assert db["OPTIONS"]["init_command"] == "SET SESSION sql_mode = 'TRADITIONAL'"
+    assert db["OPTIONS"]["init_command"] == (
+        "SET SESSION sql_mode = 'TRADITIONAL,NO_AUTO_VALUE_ON_ZERO'")
     assert db["CONN_MAX_AGE"] == 30
     assert (db["OPTIONS"]["connect_timeout"], db["OPTIONS"]["read_timeout"],
             db["OPTIONS"]["write_timeout"]) == (4, 6, 6)
@@ -104,12 +105,15 @@ def test_os_variables_reach_the_mysql_entry(tmp_path):
 
 
 def test_empty_sql_mode_keeps_the_servers():
+    # Plus NO_AUTO_VALUE_ON_ZERO, always: VCPU's resource class id is 0.
+    keep = "SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')"
     db = database_settings("mysql://u@h/placement", limits=Limits(mysql_sql_mode=""))
-    assert "init_command" not in db["OPTIONS"]
+    assert db["OPTIONS"]["init_command"] == f"SET {keep}"
     db = database_settings("mysql://u@h/placement", sync_wait=1, limits=Limits(mysql_sql_mode=""))
-    assert db["OPTIONS"]["init_command"] == "SET SESSION wsrep_sync_wait = 1"
+    assert db["OPTIONS"]["init_command"] == f"SET {keep}, SESSION wsrep_sync_wait = 1"
     db = database_settings("mysql://u@h/placement")
-    assert db["OPTIONS"]["init_command"] == f"SET SESSION sql_mode = '{DEFAULT_MYSQL_SQL_MODE}'"
+    assert db["OPTIONS"]["init_command"] == (
+        f"SET SESSION sql_mode = '{DEFAULT_MYSQL_SQL_MODE},NO_AUTO_VALUE_ON_ZERO'")
 
 
 def test_url_spelled_driver_option_wins():

@@ -1,6 +1,6 @@
 """The maintenance commands as deployment tools run them: upstream's exit
 codes with the database unreachable, URLs with SQLAlchemy-only parameters,
-db sync refusing a database upstream made."""
+db sync refusing a database at another upstream revision."""
 import os
 import subprocess
 import sys
@@ -135,14 +135,16 @@ def upstream_database(tmp_path):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_db_sync_refuses_an_upstream_database_and_writes_nothing(tmp_path, upstream_database):
+def test_db_sync_refuses_an_older_upstream_revision_and_writes_nothing(tmp_path,
+                                                                       upstream_database):
+    # At upstream's head db sync adopts the database (tests/onedb); at any
+    # other revision it stops before writing.
     url, tables = upstream_database
     before = tables()
     result = run("manage", "db", "sync", url=url, tmp_path=tmp_path)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        "placement-manage: this database holds upstream Placement's schema (alembic_version, "
-        "resource_providers, resource_classes); db sync changes nothing here. Give this "
-        "service its own database and copy the data with "
-        "`placement-manage import-upstream --database-url URL`")
+        "placement-manage: this database is at upstream Placement's schema revision "
+        "b5c396305c25; this service needs a082b8bb98d0 (upstream 16.0.0): upgrade it with "
+        "upstream's own `placement-manage db sync` first, then run this one again")
     assert tables() == before

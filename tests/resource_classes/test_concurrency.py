@@ -32,7 +32,7 @@ def test_two_puts_of_one_trait_one_creates():
 
 
 def test_delete_racing_rename_leaves_one_outcome():
-    ResourceClass.objects.create(name="CUSTOM_A")
+    ResourceClass.objects.create(id=10000, name="CUSTOM_A")
     client = PlacementClient(mv="1.6")
     statuses = race(
         [
