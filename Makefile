@@ -228,6 +228,16 @@ test-onedb: venv
 bench-upstream: venv
 	$(VENV)/bin/python benchmarks/compare_upstream.py --upstream-venv $(UPSTREAM_VENV) $(BENCH_ARGS)
 
+# Both servers on ONE database loaded by benchmarks/synthetic_cloud.py
+# (100,000 providers by default), reads alternating request by request, a
+# claim storm on each, workers' memory (benchmarks/bench_scale.py), e.g.
+#   make bench-scale BENCH_SCALE_ARGS="--providers 1000"
+#   make bench-scale BENCH_SCALE_ARGS="--db mysql://root@127.0.0.1:3306"
+BENCH_SCALE_ARGS ?=
+.PHONY: bench-scale
+bench-scale: venv
+	$(VENV)/bin/python -m benchmarks.bench_scale --upstream-venv $(UPSTREAM_VENV) $(BENCH_SCALE_ARGS)
+
 # Galera multi-master: a 3-node MariaDB Galera cluster on loopback
 # (tests/galera/cluster.sh, as root; nodes run as the mysql user), one
 # gunicorn per node, racing claims/creators/moves across the three, then a
