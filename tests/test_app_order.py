@@ -8,25 +8,10 @@ sits on top of everything and nothing imports it.  The imports are read from the
 import inside a function counts too.
 """
 import ast
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-LAYER = {
-    "placement_core": 0,
-    "resource_classes": 1,
-    "providers": 2,
-    "allocations": 3,
-    "candidates": 4,
-    "operations": 4,
-    "planning": 5,
-    "reshaper": 6,
-    "console": 6,
-    "maintenance": 6,
-    "placement_site": 7,
-}
+from tests.support.layout import LAYER, ROOT
 
 
 def _imports(source, filename="<source>"):
