@@ -80,7 +80,7 @@ conformance: venv
 # built by the tester's setup.sh when missing; this service on DIFFTEST_DB,
 # PostgreSQL at 127.0.0.1:5432 by default) get the same seeded random
 # sequence of requests; .ci/difftest_gate.py then fails on any difference
-# that is not upstream's own bug or harmless (README: "Deliberate
+# that is not upstream's own bug or harmless (docs/conformance.md: "Deliberate
 # differences from upstream"). DIFFTEST_DIR is the tester (.ci/run names
 # it). A seed sends DIFFTEST_STEPS requests unless DIFFTEST_TIME_LIMIT
 # seconds pass first (the gate prints each seed's count and notes a cut);
@@ -141,6 +141,21 @@ browser-deps: $(BROWSER_STAMP)
 
 test-browser: browser-deps
 	env -u DATABASE_URL $(VENV)/bin/python -m pytest -m browser tests/browser
+
+# The documentation site: docs/*.md with mkdocs.yml, built into site/ with
+# `mkdocs build --strict` (a broken link, anchor or page fails the build).
+# MkDocs lives in its own virtualenv, .venv-docs (requirements-docs.txt), so
+# building the docs never installs into .venv while other work runs from it.
+DOCS_VENV := .venv-docs
+DOCS_STAMP := $(DOCS_VENV)/.installed
+$(DOCS_STAMP): requirements-docs.txt
+	test -x $(DOCS_VENV)/bin/python || $(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/pip install --disable-pip-version-check -q -r requirements-docs.txt
+	touch $(DOCS_STAMP)
+
+.PHONY: docs
+docs: $(DOCS_STAMP)
+	$(DOCS_VENV)/bin/mkdocs build --strict
 
 # Perfload-style timing of GET /allocation_candidates on PostgreSQL behind
 # gunicorn (127.0.0.1): 1000 flat providers and 1000 nested trees; prints

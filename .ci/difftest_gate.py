@@ -12,7 +12,7 @@ differences and fails (exit 1) when one is a project bug (a difference of
 this service that the tester knows from before: a regression) or is
 unexplained (a new one), or when a seed produced no summary. Upstream's
 own bugs, harmless differences (error wording, 1 vs 1.0, ...) and what
-follows from a write only upstream refused pass: the README's "Deliberate
+follows from a write only upstream refused pass: docs/conformance.md's "Deliberate
 differences from upstream" lists them.
 
 Each seed sends its STEPS steps unless --time-limit seconds pass first

@@ -6,13 +6,12 @@ import uuid as uuidlib
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 
 from allocations import changes
 from allocations.models import Allocation, Consumer, Project, User
 from allocations.selectors import consumers_incomplete
-from allocations.services import get_or_create_by_name
 from placement_core import request_scope
+from providers.locking import bump_generations, get_or_create_by_name, lock_consumers
 
 
 def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> int:
@@ -23,8 +22,7 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
     every allocation writer locks consumers in.
     """
     with transaction.atomic():
-        consumers = list(consumers_incomplete().select_for_update().select_related(
-            "project", "user").order_by("uuid"))
+        consumers = lock_consumers(consumers_incomplete().select_related("project", "user"))
         if dry_run or not consumers:
             return len(consumers)
         project = get_or_create_by_name(Project, "external_id", project_id)
@@ -34,7 +32,7 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
         held = changes.snapshot([c.pk for c in consumers])
         owners = {}
         for consumer in consumers:
-            fields, changed = ["generation", "updated_at"], []
+            fields, changed = ["updated_at"], []
             if consumer.project.external_id == missing_project:
                 changed.append(("project", missing_project, project_id))
                 consumer.project = project
@@ -43,13 +41,12 @@ def consumers_heal(*, project_id: str, user_id: str, dry_run: bool = False) -> i
                 changed.append(("user", missing_user, user_id))
                 consumer.user = user
                 fields.append("user")
-            consumer.generation = F("generation") + 1
             consumer.save(update_fields=fields)
             owners[consumer.uuid] = changes.owner_change(changed)
+        bump_generations(consumers, touch=True)
         if held is not None:
             # The amounts stay; the history shows whose they now are.
-            changes.record(held, held, dict(Consumer.objects.filter(
-                pk__in=[c.pk for c in consumers]).values_list("uuid", "generation")), owners)
+            changes.record(held, held, {c.uuid: c.generation for c in consumers}, owners)
     return len(consumers)
 
 
@@ -66,9 +63,7 @@ def consumers_delete_empty(*, uuids, source="audit_allocations", user_id="") -> 
     caller = request_scope.Caller(request_id=f"req-{uuidlib.uuid4()}", source=source,
                                   user_id=user_id)
     with request_scope.bound(caller), transaction.atomic():
-        locked = list(
-            Consumer.objects.select_for_update().filter(uuid__in=list(uuids)).order_by("uuid")
-        )
+        locked = lock_consumers(Consumer.objects.filter(uuid__in=list(uuids)))
         for consumer in locked:
             if not Allocation.objects.filter(consumer_id=consumer.pk).exists():
                 consumer.delete()

@@ -23,8 +23,8 @@ How one write stays safe under concurrent writers (DESIGN.md section 4):
    waits on a competing insert of the same name holds no provider lock, so
    it is never part of a lock cycle.
 3. Lock every provider the write touches -- the target providers and the
-   providers the consumers' current allocations are on -- with SELECT ... FOR
-   UPDATE in primary-key order.
+   providers the consumers' current allocations are on -- in one id-ordered
+   pass (``providers.locking``, where every lock and generation bump is).
 4. Lock the consumer rows in uuid order (creating new ones; a unique
    violation from a concurrent creator is answered by locking the row it
    made).
@@ -37,9 +37,7 @@ How one write stays safe under concurrent writers (DESIGN.md section 4):
    those of a consumer emptied by this write) once and of each consumer
    once, delete consumers left without allocations.
 
-Lock order everywhere: providers (pk order), then consumers (uuid order:
-unlike pks, uuids are known before a new consumer's row exists, so creating
-and locking follow one order).
+Lock order everywhere: providers (id order), then consumers (uuid order).
 
 Generations as upstream counts them (the conformance tests check the
 numbers): a provider whose allocations move to another provider, or are
@@ -50,21 +48,19 @@ at 0 and every write adds 1 (so a new consumer reads 1).
 from __future__ import annotations
 
 import logging
-import random
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F
-from django.utils import timezone
+from django.db import connection
 
 from allocations import changes, write_sql
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from placement_core import errors
 from placement_core.uuids import normalize_uuid
+from providers import locking
+from providers.locking import LostRace, get_or_create_by_name, run_with_retries
 from providers.models import unit_ok
 
 LOG = logging.getLogger(__name__)
@@ -101,59 +97,7 @@ class ConsumerAllocations:
     consumer_type: str | None = None
 
 
-class _LostRace(Exception):
-    """The rows moved between the unlocked read and the lock: try again."""
-
-
 # --- helpers ----------------------------------------------------------------
-
-
-def get_or_create_by_name(model, field_name, value):
-    """Get a row by its unique name, creating it; safe against concurrent creators."""
-    lookup = {field_name: value}
-    row = model.objects.filter(**lookup).first()
-    if row is not None:
-        return row
-    try:
-        with transaction.atomic():
-            return model.objects.create(**lookup)
-    except IntegrityError:
-        # A concurrent writer inserted the same name; our INSERT waited for it
-        # to commit, so (READ COMMITTED) the row is now visible: read it back.
-        return model.objects.get(**lookup)
-
-
-def _retry_count() -> int:
-    return max(0, int(getattr(settings, "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", 10)))
-
-
-def run_with_retries(work, what: str):
-    """Run ``work()`` in a transaction, again after a lost race; 409 when they run out."""
-    attempts = _retry_count() + 1
-    last = None
-    for attempt in range(attempts):
-        try:
-            with transaction.atomic(durable=True):
-                return work()
-        except _LostRace as exc:
-            last = exc
-        except IntegrityError as exc:
-            # A row we referred to vanished, or a unique insert lost; the
-            # next attempt re-reads everything.
-            last = exc
-        except DatabaseError as exc:
-            if errors.database_trouble(exc) not in (errors.DB_LOST_RACE, errors.DB_NOT_READY):
-                raise
-            last = exc
-        LOG.debug("%s: lost a race (attempt %d of %d): %s", what, attempt + 1, attempts, last)
-        # Our locks are released: a short jittered pause lets the winner finish.
-        time.sleep(random.uniform(0, 0.005) * (attempt + 1))
-    raise errors.Conflict(
-        f"Inventory and/or allocations changed while attempting to allocate: {what} "
-        "could not complete because other writers kept changing the same providers or "
-        "consumers. Please try again.",
-        code=errors.CONCURRENT_UPDATE,
-    )
 
 
 def provider_ids_of(consumer_ids) -> set[int]:
@@ -238,11 +182,8 @@ def _lock_consumers(requests, found: write_sql.Names, projects, users, types):
     locked = {}
     if existing:
         # One deleted since the lookup is absent here and created below.
-        locked = {
-            c.uuid: (c, True)
-            for c in Consumer.objects.select_for_update()
-            .filter(uuid__in=existing).order_by("uuid")
-        }
+        locked = {c.uuid: (c, True)
+                  for c in locking.lock_consumers(Consumer.objects.filter(uuid__in=existing))}
     new_rows = [
         Consumer(
             uuid=req.uuid,
@@ -266,21 +207,8 @@ def _lock_consumers(requests, found: write_sql.Names, projects, users, types):
 
 
 def _check_consumer_generation(req: ConsumerAllocations, consumer: Consumer, existed: bool):
-    if req.generation is UNSET:
-        return
-    if not existed:
-        if req.generation is not None:
-            raise errors.Conflict(
-                f"consumer generation conflict - expected null but got {req.generation}",
-                code=errors.CONCURRENT_UPDATE,
-            )
-        return
-    if req.generation != consumer.generation:
-        got = "null" if req.generation is None else req.generation
-        raise errors.Conflict(
-            f"consumer generation conflict - expected {consumer.generation} but got {got}",
-            code=errors.CONCURRENT_UPDATE,
-        )
+    if req.generation is not UNSET:
+        locking.check_consumer_generation(req.generation, consumer.generation if existed else None)
 
 
 def _update_consumer_attributes(req, consumer, projects, users, types) -> list[tuple]:
@@ -387,13 +315,15 @@ def _check_capacity(new_rows, locked_providers, class_names, held_before):
             )
 
 
-def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids=()) -> None:
+def allocations_write(*, requests: list[ConsumerAllocations], locked=None) -> None:
     """Replace the allocations of every consumer in ``requests``; call inside a transaction.
 
     One attempt, no retry: raises :class:`PlacementError` on a client error
-    and ``_LostRace`` (retry me) when the rows moved under it. Callers that
-    lock providers of their own (the reshaper) pass their ids as
-    ``extra_provider_ids`` so all providers are locked in one ordered pass.
+    and ``LostRace`` (retry me) when the rows moved under it. A caller that
+    has locked providers already (the reshaper) passes them as ``locked``
+    (``{id: provider}``, from ``locking.lock_providers``): the write takes
+    no provider lock of its own then, and starts over when it needs a
+    provider outside them (locking it now would break the id order).
     """
     if not connection.in_atomic_block:
         raise RuntimeError("allocations_write must run inside transaction.atomic()")
@@ -417,13 +347,16 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     class_names = {pk: name for name, pk in found.classes.items()}
     projects, users, types = _ensure_references(requests, found)
 
-    target_ids = set(found.providers.values())
-    # {id: uuid}: the lock is all the write needs of a provider row.
-    locked_providers = write_sql.lock_providers(target_ids | found.held | set(extra_provider_ids))
+    needed = set(found.providers.values()) | found.held
+    if locked is None:
+        locked = locking.lock_providers(needed)
+    elif not needed <= set(locked):
+        raise LostRace("the write names a provider its caller did not lock")
     for provider_uuid in (p for req in requests for p in req.allocations):
-        if found.providers[_canonical(provider_uuid)] not in locked_providers:
+        if found.providers[_canonical(provider_uuid)] not in locked:
             # Deleted since the lookup: as if it had never been there.
             raise _no_such_provider(provider_uuid)
+    locked_providers = {pk: provider.uuid for pk, provider in locked.items()}
 
     consumers = _lock_consumers(requests, found, projects, users, types)
     # A consumer this write created holds nothing, and no other writer can
@@ -432,7 +365,7 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     held_ids = [c.pk for c, existed in consumers.values() if existed]
     held = write_sql.held_allocations(held_ids)
     if not {rp_id for _, rp_id, _, _ in held} <= set(locked_providers):
-        raise _LostRace("a consumer's allocations moved to another provider")
+        raise LostRace("a consumer's allocations moved to another provider")
 
     # Generations first, in request order (so the first stale consumer is named).
     for req in requests:
@@ -463,8 +396,10 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
     # One bump per provider that received allocations or lost those of a
     # consumer emptied here (as upstream counts), one per consumer.
     emptied_ids = {consumers[req.uuid][0].pk for req in requests if not req.allocations}
-    write_sql.bump_generations({row.resource_provider_id for row in new_rows}
-                               | {rp_id for c_id, rp_id, _, _ in held if c_id in emptied_ids})
+    receiving = {row.resource_provider_id for row in new_rows}
+    locking.bump_generations(
+        locked[pk] for pk in sorted(
+            receiving | {rp_id for c_id, rp_id, _, _ in held if c_id in emptied_ids}))
 
     emptied, bumped, owners = [], [], {}
     for req in requests:
@@ -475,18 +410,12 @@ def allocations_write(*, requests: list[ConsumerAllocations], extra_provider_ids
         if not existed:
             continue  # inserted by this write with its first generation
         changed = _update_consumer_attributes(req, consumer, projects, users, types)
-        consumer.generation += 1
         if changed:
             owners[consumer.uuid] = changed
-            consumer.save(update_fields=["generation", "updated_at",
-                                         *(attname for attname, _, _ in changed)])
-        else:
-            bumped.append(consumer.pk)
-    if bumped:
-        # The common case (only the generation moves): one UPDATE for all.
-        Consumer.objects.filter(pk__in=bumped).update(
-            generation=F("generation") + 1, updated_at=timezone.now()
-        )
+            consumer.save(update_fields=["updated_at", *(attname for attname, _, _ in changed)])
+        bumped.append(consumer)
+    # One UPDATE for every consumer that keeps allocations.
+    locking.bump_generations(bumped, touch=True)
     if emptied:
         # No allocations left: the consumer goes (as upstream), generation and all.
         Consumer.objects.filter(pk__in=emptied).delete()
@@ -553,12 +482,13 @@ def allocations_delete(*, consumer_uuid: str) -> None:
         provider_ids = provider_ids_of([consumer.pk]) if consumer else set()
         if not provider_ids:
             raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
-        locked = write_sql.lock_providers(provider_ids)
-        consumer = Consumer.objects.select_for_update().filter(uuid=consumer_uuid).first()
-        if consumer is None:
-            raise _LostRace("consumer vanished")
+        locked = locking.lock_providers(provider_ids)
+        rows = locking.lock_consumers(Consumer.objects.filter(uuid=consumer_uuid))
+        if not rows:
+            raise LostRace("consumer vanished")
+        consumer = rows[0]
         if not provider_ids_of([consumer.pk]) <= set(locked):
-            raise _LostRace("consumer's allocations moved")
+            raise LostRace("consumer's allocations moved")
         history_before = changes.snapshot([consumer.pk])
         Allocation.objects.filter(consumer_id=consumer.pk).delete()
         consumer.delete()

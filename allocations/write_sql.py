@@ -5,7 +5,7 @@ boot) costs mostly round trips to the database and the ORM's building of
 each statement (about a third of a millisecond each for the provider lock,
 the allocation insert, the generation bump and the history insert, as
 much as the statement itself on loopback). Two reads here replace eight
-of the ORM's, and four writes take no ORM building:
+of the ORM's, and two writes take no ORM building:
 
 - :func:`lookup`: every name the write refers to (provider uuids, resource
   class names, project and user ids, consumer types, the consumers and the
@@ -17,11 +17,9 @@ of the ORM's, and four writes take no ORM building:
   provider locks.
 - :func:`held_allocations`: what the write's existing consumers hold now
   (which providers to have locked, what an over-capacity provider held).
-- :func:`lock_providers`, :func:`insert_allocations`,
-  :func:`bump_generations`, :func:`insert_changes`: the write's provider
-  lock (as ``providers.locking`` takes it: by id, in id order, but
-  returning only the uuids the write needs rather than model instances)
-  and its plain inserts and update.
+- :func:`insert_allocations`, :func:`insert_changes`: the write's plain
+  inserts.  Its provider lock and generation bump are
+  ``providers.locking``'s, written out in SQL there too.
 
 Values are compared as the database compares them: under MySQL's
 case-insensitive collations a project id may come back spelled differently
@@ -162,23 +160,6 @@ def held_allocations(consumer_ids) -> list:
         return cursor.fetchall()
 
 
-def lock_providers(provider_ids) -> dict:
-    """Lock the providers (by id, in id order: the lock order of every
-    writer) and return ``{id: uuid}`` of those that exist.
-
-    SELECT id, uuid FROM resource_providers WHERE id IN (:ids) ORDER BY id FOR UPDATE
-    """
-    ids = sorted(set(provider_ids))
-    if not ids:
-        return {}
-    # SQLite has no row locks: its writers queue on the database lock.
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id, uuid FROM resource_providers WHERE id IN "
-                       f"({placeholders(ids)}) ORDER BY id{lock}", ids)
-        return dict(cursor.fetchall())
-
-
 def _now():
     """The current time as this database's driver takes a datetime column."""
     return connection.ops.adapt_datetimefield_value(timezone.now())
@@ -210,19 +191,6 @@ def insert_allocations(rows) -> None:
     _insert("allocations", ("consumer_id", "resource_provider_id", "resource_class_id", "used",
                             "created_at", "updated_at"),
             [(*row, now, now) for row in rows])
-
-
-def bump_generations(provider_ids) -> None:
-    """Add one to the generation of each provider (locked by the caller).
-
-    UPDATE resource_providers SET generation = generation + 1 WHERE id IN (:ids)
-    """
-    ids = sorted(set(provider_ids))
-    if not ids:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("UPDATE resource_providers SET generation = generation + 1 "
-                       f"WHERE id IN ({placeholders(ids)})", ids)
 
 
 # operations.models.AllocationChange's columns, in the order of insert_changes' rows.

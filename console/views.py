@@ -15,8 +15,9 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponseServerError, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template import loader
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.static import serve
@@ -36,6 +37,18 @@ _staff_only = user_passes_test(lambda u: u.is_active and u.is_staff, login_url="
 def bad_request(request, problem):
     """The console's 400: the message on a page that keeps the navigation."""
     return render(request, "console/bad_request.html", {"problem": problem}, status=400)
+
+
+def not_found(request, exception=None):
+    """The console's 404, its navigation kept (the site's URL map sends the
+    console's paths here; elsewhere the site's own page answers)."""
+    return render(request, "console/not_found.html", status=404)
+
+
+def server_error(request):
+    """The console's 500: rendered with no context at all (no user, no
+    session), so it shows even with the database gone."""
+    return HttpResponseServerError(loader.get_template("console/server_error.html").render())
 
 
 def staff_required(view):

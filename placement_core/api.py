@@ -20,7 +20,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.views import APIView
 
-from placement_core import errors
+from placement_core import edge, errors
 from placement_core.http import accepts_json, media_type
 from placement_core.microversion import Version
 
@@ -84,6 +84,11 @@ def exception_handler(exc, context):
 class PlacementView(APIView):
     """Base class for every Placement endpoint."""
 
+    #: The Placement HTTP edge (placement_core.edge) reads this off the view
+    #: a path resolves to: request ids, authentication, microversions and
+    #: cache headers for the API; nothing for an operations endpoint.
+    placement_api = True
+
     # HEAD and OPTIONS are not Placement methods: they get a 405.
     http_method_names = ["get", "post", "put", "patch", "delete"]
 
@@ -103,6 +108,28 @@ class PlacementView(APIView):
     @property
     def mv(self) -> Version:
         return self.request.placement_mv
+
+
+class OperationsView(PlacementView):
+    """An operations endpoint (``/metrics``, ``/history/...``, ``/explain``):
+    outside the Placement API, so the edge leaves it alone (no microversion,
+    no request-id or cache headers, any ``Accept``), but behind the API's
+    authentication and a policy rule, its errors in Placement's format."""
+
+    placement_api = False
+    http_method_names = ["get"]
+    # Not in the OpenAPI document, which describes the Placement API.
+    schema = None
+
+    def initial(self, request, *args, **kwargs):
+        APIView.initial(self, request, *args, **kwargs)
+        # A method the view lacks is a 405 before any token is asked for.
+        if request.method.lower() in self.http_method_names:
+            context = edge.authenticate(request)
+            if context is None:
+                raise errors.Unauthorized("The request you have made requires authentication.")
+            # On Django's request, where the edge's own readers look too.
+            request._request.placement_context = context
 
 
 # Placement's error body, for the OpenAPI description of 4xx answers.

@@ -23,43 +23,29 @@ for, ``expose_headers`` the response headers a page's script may read;
 from django.conf import settings
 from django.http import HttpResponse
 
-DEFAULT_ALLOW_HEADERS = (
-    "X-Auth-Token",
-    "X-Openstack-Request-Id",
-    "X-Identity-Status",
-    "X-Roles",
-    "X-Service-Catalog",
-    "X-User-Id",
-    "X-Tenant-Id",
-    "OpenStack-API-Version",
-)
-DEFAULT_EXPOSE_HEADERS = DEFAULT_ALLOW_HEADERS
-DEFAULT_ALLOW_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
 # Headers any cross-origin request may send without being listed.
 SIMPLE_HEADERS = ("cache-control", "content-language", "content-type", "expires",
                   "last-modified", "pragma")
-DEFAULT_MAX_AGE = 3600
 
 
 def _origins():
-    return [o.rstrip("/") for o in getattr(settings, "PLACEMENT_CORS_ALLOWED_ORIGINS", [])]
+    return [o.rstrip("/") for o in settings.PLACEMENT_CORS_ALLOWED_ORIGINS]
 
 
 def _allow_headers():
-    return list(getattr(settings, "PLACEMENT_CORS_ALLOW_HEADERS", []) or DEFAULT_ALLOW_HEADERS)
+    return list(settings.PLACEMENT_CORS_ALLOW_HEADERS)
 
 
 def _allow_methods():
-    return list(getattr(settings, "PLACEMENT_CORS_ALLOW_METHODS", None) or DEFAULT_ALLOW_METHODS)
+    return list(settings.PLACEMENT_CORS_ALLOW_METHODS)
 
 
 def _expose_headers():
-    return list(getattr(settings, "PLACEMENT_CORS_EXPOSE_HEADERS", None)
-                or DEFAULT_EXPOSE_HEADERS)
+    return list(settings.PLACEMENT_CORS_EXPOSE_HEADERS)
 
 
 def _credentials(response):
-    if getattr(settings, "PLACEMENT_CORS_ALLOW_CREDENTIALS", True):
+    if settings.PLACEMENT_CORS_ALLOW_CREDENTIALS:
         response["Access-Control-Allow-Credentials"] = "true"
 
 
@@ -94,7 +80,7 @@ def preflight_response(request):
     response["Access-Control-Allow-Origin"] = origin
     _credentials(response)
     response["Access-Control-Allow-Methods"] = method
-    max_age = getattr(settings, "PLACEMENT_CORS_MAX_AGE", DEFAULT_MAX_AGE)
+    max_age = settings.PLACEMENT_CORS_MAX_AGE
     if max_age:
         response["Access-Control-Max-Age"] = str(max_age)
     if requested:

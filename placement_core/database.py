@@ -57,18 +57,12 @@ def database_settings(url: str, *, conn_max_age: int = 60, sync_wait: int | None
 
     ``sync_wait`` (MariaDB Galera only): the session's ``wsrep_sync_wait``,
     so that reads wait until this node has applied every write the cluster
-    certified before them (read-your-writes across nodes). Unset, it comes
-    from ``PLACEMENT_DB_SYNC_WAIT`` in the environment.
+    certified before them (read-your-writes across nodes): the setting
+    ``PLACEMENT_DB_SYNC_WAIT`` (checked by placement_site/config.py).
 
     A driver option the URL (or ``connection_parameters``) spells out itself
     wins over the one ``limits`` gives.
     """
-    if sync_wait is None and os.environ.get("PLACEMENT_DB_SYNC_WAIT", "").strip():
-        raw = os.environ["PLACEMENT_DB_SYNC_WAIT"].strip()
-        if not raw.isdigit() or int(raw) > 15:
-            raise ValueError(f"PLACEMENT_DB_SYNC_WAIT must be a number 0-15 (a wsrep_sync_wait "
-                             f"bit mask), not {raw!r}")
-        sync_wait = int(raw)
     url = _DRIVER_SUFFIX.sub(lambda m: f"{m.group('scheme')}://", url.strip(), count=1)
     if limits.connection_parameters:
         url += ("&" if "?" in url else "?") + limits.connection_parameters

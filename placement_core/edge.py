@@ -8,6 +8,7 @@ microversion, vary and (from 1.15) cache headers, and drops the
 content-type of empty responses.  Errors raised here or by views are
 rendered in Placement's error format (placement_core.errors).
 """
+import functools
 import time
 import uuid
 from contextlib import nullcontext
@@ -15,26 +16,36 @@ from email.utils import formatdate
 
 from django.conf import settings
 from django.http import HttpResponse
+from django.urls import Resolver404, URLResolver, get_resolver, resolve
 
 from placement_core import dbtiming, errors, metrics, microversion, request_scope, requestlog
 from placement_core.gcpause import collector_paused
 from placement_core.context import RequestContext
 
-# Paths served by Django itself (operator console, admin, API docs, static
-# files); the Placement edge leaves them alone.
-NON_API_PREFIXES = ("/admin/", "/console/", "/static/", "/api/", "/accounts/")
-# Operations endpoints (health probe, metrics, history, explain): not
-# Placement API, so no microversion headers; each does its own access check.
-NON_API_PATHS = ("/healthcheck", "/metrics", "/explain", "/favicon.ico")
-NON_API_PREFIXES += ("/history/",)
-
-
 def is_api_path(path):
-    return (
-        not path.startswith(NON_API_PREFIXES)
-        and path not in ("/admin", "/console", "/api")
-        and path not in NON_API_PATHS
-    )
+    """Whether the edge handles ``path``: the view it resolves to says so
+    (``placement_api``, True on ``placement_core.api.PlacementView``, False
+    on its operations endpoints; a view of Django's own, the console's or
+    the API docs' has none).  A path that resolves to nothing is the API's
+    (an unknown route: 401 without a token, then Placement's 404) unless it
+    lies under a part of the site Django serves (:func:`django_areas`)."""
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return not any(path.startswith(area) or path == area.rstrip("/")
+                       for area in django_areas(get_resolver()))
+    view = getattr(match.func, "view_class", match.func)
+    return getattr(view, "placement_api", False)
+
+
+@functools.cache
+def django_areas(root) -> tuple:
+    """The path prefixes of the ``include()``s of the URLconf ``root`` (the
+    admin, the console, the API docs) and of the static files: their
+    unknown paths get Django's own 404 page, not the API's."""
+    prefixes = [f"/{entry.pattern}" for entry in root.url_patterns
+                if isinstance(entry, URLResolver)]
+    return (*prefixes, f"/{settings.STATIC_URL.lstrip('/')}")
 
 
 # Django reads a body by its Content-Length, which a chunked body has not:

@@ -1,7 +1,7 @@
 """Request metrics (Prometheus), recorded by the edge for every API request.
 
 Multi-process: when ``PROMETHEUS_MULTIPROC_DIR`` is set (as ``make run``
-and the README's gunicorn set-up do), prometheus_client keeps each worker's
+and docs/operations.md's gunicorn set-up do), prometheus_client keeps each worker's
 figures in files in that directory and a scrape sums them, so two gunicorn
 workers' counts add up whichever worker answers the scrape.  The directory
 must exist, be empty when the server starts (stale files would be added
@@ -15,8 +15,8 @@ allocations (planning) add their scrape-time collectors with
 :func:`register_collector` from their ``AppConfig.ready``.
 """
 import json
-import os
 
+from django.conf import settings
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client import multiprocess
 
@@ -90,9 +90,9 @@ def _error_code(response):
 
 def request_metrics_text(extra_collectors=()):
     """The exposition text: this process's (or all workers') request metrics plus extras."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if settings.PROMETHEUS_MULTIPROC_DIR:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry, path=settings.PROMETHEUS_MULTIPROC_DIR)
     else:
         registry = CollectorRegistry()
         for collector in (REQUESTS, LATENCY, CONFLICTS, CANDIDATES, SCHEDULING_FAILURES,

@@ -43,9 +43,9 @@ _enforcers = {}
 
 def _settings_key():
     return (
-        getattr(settings, "PLACEMENT_POLICY_FILE", None) or None,
-        bool(getattr(settings, "PLACEMENT_ENFORCE_NEW_DEFAULTS", False)),
-        bool(getattr(settings, "PLACEMENT_ENFORCE_SCOPE", False)),
+        settings.PLACEMENT_POLICY_FILE or None,
+        settings.PLACEMENT_ENFORCE_NEW_DEFAULTS,
+        settings.PLACEMENT_ENFORCE_SCOPE,
     )
 
 

@@ -1,5 +1,5 @@
 """Reads from a PostgreSQL streaming replica ([placement_database]
-slave_connection; README "Reads from a replica").
+slave_connection; docs/databases.md "Reads from a replica").
 
 Only the read-only bulk reads go there: the views decorated with
 ``bulk_read`` (allocation candidates, provider lists, usages). Every write,

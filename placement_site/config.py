@@ -21,6 +21,10 @@ from urllib.parse import parse_qsl
 from oslo_config import cfg
 
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
+# The headers upstream Placement lets a cross-origin page send and read ([cors]).
+CORS_HEADERS = ("X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status", "X-Roles",
+                "X-Service-Catalog", "X-User-Id", "X-Tenant-Id", "OpenStack-API-Version")
+CORS_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
 
 # (group, option, PLACEMENT_* variable or None, settings name)
 OPTIONS = [
@@ -55,7 +59,8 @@ OPTIONS = [
     ("oslo_policy", cfg.StrOpt("policy_file"), "PLACEMENT_POLICY_FILE", "PLACEMENT_POLICY_FILE"),
     ("cors", cfg.ListOpt("allowed_origin", default=[]),
      "PLACEMENT_CORS_ALLOWED_ORIGINS", "PLACEMENT_CORS_ALLOWED_ORIGINS"),
-    ("cors", cfg.ListOpt("allow_headers", default=[]),
+    # Request headers a preflight may ask for; upstream's list by default.
+    ("cors", cfg.ListOpt("allow_headers", default=list(CORS_HEADERS)),
      "PLACEMENT_CORS_ALLOW_HEADERS", "PLACEMENT_CORS_ALLOW_HEADERS"),
     # --- Deployment from the package (state, logging, proxies, CORS) ------
     # Where an installed copy writes (placement_core/state.py).
@@ -74,9 +79,9 @@ OPTIONS = [
     ("oslo_middleware", cfg.BoolOpt("enable_proxy_headers_parsing", default=False),
      "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING", "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"),
     # The rest of oslo.middleware's [cors] options (placement_core/cors.py).
-    ("cors", cfg.ListOpt("allow_methods", default=["GET", "PUT", "POST", "DELETE", "PATCH"]),
+    ("cors", cfg.ListOpt("allow_methods", default=list(CORS_METHODS)),
      "PLACEMENT_CORS_ALLOW_METHODS", "PLACEMENT_CORS_ALLOW_METHODS"),
-    ("cors", cfg.ListOpt("expose_headers", default=[]),
+    ("cors", cfg.ListOpt("expose_headers", default=list(CORS_HEADERS)),
      "PLACEMENT_CORS_EXPOSE_HEADERS", "PLACEMENT_CORS_EXPOSE_HEADERS"),
     ("cors", cfg.IntOpt("max_age", default=3600, min=0),
      "PLACEMENT_CORS_MAX_AGE", "PLACEMENT_CORS_MAX_AGE"),
@@ -190,7 +195,27 @@ PLACEMENT_ONLY = [
     ("PLACEMENT_FAILURE_QUERY_MAX_CHARS",
      cfg.IntOpt("failure_query_max_chars", default=2048, min=64, max=65536),
      "PLACEMENT_FAILURE_QUERY_MAX_CHARS"),
+    # Django's web settings (placement_site/settings.py).
+    ("PLACEMENT_SECRET_KEY", cfg.StrOpt("secret_key", default="", secret=True),
+     "PLACEMENT_SECRET_KEY"),
+    ("PLACEMENT_ALLOWED_HOSTS", cfg.ListOpt("allowed_hosts", default=[]),
+     "PLACEMENT_ALLOWED_HOSTS"),
+    ("PLACEMENT_CSRF_TRUSTED_ORIGINS", cfg.ListOpt("csrf_trusted_origins", default=[]),
+     "PLACEMENT_CSRF_TRUSTED_ORIGINS"),
+    # MariaDB Galera: the session's wsrep_sync_wait bit mask (read-your-writes
+    # across nodes; placement_core.database).
+    ("PLACEMENT_DB_SYNC_WAIT", cfg.IntOpt("db_sync_wait", min=0, max=15),
+     "PLACEMENT_DB_SYNC_WAIT"),
+    # prometheus_client's own variable: /metrics sums the workers' files there.
+    ("PROMETHEUS_MULTIPROC_DIR", cfg.StrOpt("prometheus_multiproc_dir", default=""),
+     "PROMETHEUS_MULTIPROC_DIR"),
 ]
+
+# Variables read as they are, by prefix: keystonemiddleware's settings
+# (placement_site/keystone.py) and its OS_KEYSTONE_AUTHTOKEN__* overrides.
+KEYSTONE_PREFIXES = ("PLACEMENT_KEYSTONE_", "OS_KEYSTONE_AUTHTOKEN__")
+# The default state directory is under these (placement_core.state).
+HOME_VARIABLES = ("XDG_STATE_HOME", "HOME")
 
 
 class ConfigError(ValueError):
@@ -299,6 +324,17 @@ def load(environ=None):
     except ValueError as exc:
         raise ConfigError(f"invalid value for PLACEMENT_FLAVORS: {exc}") from None
     check_database_options(values)
+    # DATABASE_URL wins over [placement_database] connection (and its
+    # OS_PLACEMENT_DATABASE__CONNECTION override).
+    # An empty [cors] list means the standard one.
+    for name, standard in (("PLACEMENT_CORS_ALLOW_HEADERS", CORS_HEADERS),
+                           ("PLACEMENT_CORS_EXPOSE_HEADERS", CORS_HEADERS),
+                           ("PLACEMENT_CORS_ALLOW_METHODS", CORS_METHODS)):
+        values[name] = values[name] or list(standard)
+    values["DATABASE_URL"] = environ.get("DATABASE_URL") or values["DATABASE_CONNECTION"]
+    values["KEYSTONE_ENVIRON"] = {name: value for name, value in environ.items()
+                                  if name.startswith(KEYSTONE_PREFIXES)}
+    values["HOME_ENVIRON"] = {name: environ[name] for name in HOME_VARIABLES if name in environ}
     values["CONFIG_FILES"] = files
     return values, conf
 

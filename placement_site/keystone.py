@@ -12,7 +12,7 @@ the request context from those.  An invalid or missing token is answered
 keystonemiddleware is not in requirements.txt: install
 ``requirements-keystone.txt`` to use this strategy.
 
-Configuration, from the environment:
+Configuration, from the environment (read by placement_site/config.py):
 
 ============================================== =====================================
 ``PLACEMENT_KEYSTONE_AUTH_URL``                Keystone URL the service user logs in
@@ -38,8 +38,6 @@ Configuration, from the environment:
                                                carry the service role
 ============================================== =====================================
 """
-import os
-
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
@@ -78,9 +76,9 @@ def middleware_conf(environ=None):
     none is set and a placement.conf was read (or ``OS_KEYSTONE_AUTHTOKEN__*``
     is set), auth_token reads its own ``[keystone_authtoken]`` group from the
     service's oslo.config object, as in upstream's deployments."""
-    environ = os.environ if environ is None else environ
+    environ = settings.PLACEMENT_KEYSTONE_ENVIRON if environ is None else environ
     if not any(environ.get(name) for name in _ENV_TO_OPTION) and (
-        getattr(settings, "PLACEMENT_CONFIG_FILES", None)
+        settings.PLACEMENT_CONFIG_FILES
         or any(name.startswith("OS_KEYSTONE_AUTHTOKEN__") for name in environ)
     ):
         return {"oslo_config_config": settings.PLACEMENT_OSLO_CONF,

@@ -16,11 +16,6 @@ from placement_core.database import (
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def env_list(name):
-    value = os.environ.get(name, "")
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
 # Every operator setting, checked: a bad value stops start-up (and every
 # manage.py command) with one line naming the setting and what it accepts.
 try:
@@ -31,12 +26,14 @@ except config.ConfigError as exc:
 LOGGING_CONFIG = "placement_site.logsetup.configure"
 
 # Where this copy writes (placement_core/state.py): never inside the package.
-PLACEMENT_STATE_PATH = state.state_path(_CONFIG["PLACEMENT_STATE_PATH"], BASE_DIR, os.environ)
+PLACEMENT_STATE_PATH = state.state_path(_CONFIG["PLACEMENT_STATE_PATH"], BASE_DIR,
+                                        _CONFIG["HOME_ENVIRON"])
 
 DEVELOPMENT_SECRET_KEY = "placement-insecure-development-key-change-me"
-SECRET_KEY = os.environ.get("PLACEMENT_SECRET_KEY") or DEVELOPMENT_SECRET_KEY
+SECRET_KEY = _CONFIG["PLACEMENT_SECRET_KEY"] or DEVELOPMENT_SECRET_KEY
 DEBUG = _CONFIG["DEBUG"]
-ALLOWED_HOSTS = env_list("PLACEMENT_ALLOWED_HOSTS") or ["*"]
+_HOSTS = [host for host in _CONFIG["PLACEMENT_ALLOWED_HOSTS"] if host]
+ALLOWED_HOSTS = _HOSTS or ["*"]
 
 # An operator who names the service's hosts is deploying it for real: the
 # console's sessions must not be signed with a key everyone can read.  The
@@ -44,7 +41,7 @@ ALLOWED_HOSTS = env_list("PLACEMENT_ALLOWED_HOSTS") or ["*"]
 if (
     SECRET_KEY == DEVELOPMENT_SECRET_KEY
     and not DEBUG
-    and env_list("PLACEMENT_ALLOWED_HOSTS")
+    and _HOSTS
     and not _CONFIG["PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY"]
 ):
     raise SystemExit(
@@ -53,7 +50,7 @@ if (
     )
 
 # Behind a TLS-terminating proxy (README "Production web settings").
-CSRF_TRUSTED_ORIGINS = env_list("PLACEMENT_CSRF_TRUSTED_ORIGINS")
+CSRF_TRUSTED_ORIGINS = [origin for origin in _CONFIG["PLACEMENT_CSRF_TRUSTED_ORIGINS"] if origin]
 if _CONFIG["PLACEMENT_SECURE_PROXY_SSL_HEADER"]:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _CONFIG["PLACEMENT_SECURE_COOKIES"]
@@ -119,9 +116,11 @@ WSGI_APPLICATION = "placement_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # Every template lives in an app (the console's pages and the 404/500
-        # pages in console/templates), so an installed copy has them too.
-        "DIRS": [],
+        # The site's own pages (base.html, 404.html, 500.html) are the
+        # checkout's top-level templates/; placement_site/templates is a link
+        # to it, which the wheel carries as package data (a real directory in
+        # an installed copy). Apps' pages stay in the apps.
+        "DIRS": [Path(__file__).resolve().parent / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -133,9 +132,8 @@ TEMPLATES = [
     },
 ]
 
-# DATABASE_URL wins over [placement_database] connection (and its
-# OS_PLACEMENT_DATABASE__CONNECTION override).
-DATABASE_URL = os.environ.get("DATABASE_URL") or _CONFIG["DATABASE_CONNECTION"]
+# DATABASE_URL, else [placement_database] connection (config.py).
+DATABASE_URL = _CONFIG["DATABASE_URL"]
 if not DATABASE_URL:
     # No database configured: SQLite in the state directory.
     try:
@@ -158,7 +156,7 @@ _limits = Limits(
 )
 try:
     _db = database_settings(DATABASE_URL, conn_max_age=_CONFIG["PLACEMENT_DB_CONN_MAX_AGE"],
-                            limits=_limits)
+                            sync_wait=_CONFIG["PLACEMENT_DB_SYNC_WAIT"], limits=_limits)
 except ValueError as exc:
     raise SystemExit(f"placement: {exc}")
 DATABASES = {"default": _db}
@@ -259,6 +257,10 @@ PLACEMENT_MAX_AGGREGATES_PER_REQUEST = _CONFIG["PLACEMENT_MAX_AGGREGATES_PER_REQ
 PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID"]
 PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = _CONFIG["PLACEMENT_INCOMPLETE_CONSUMER_USER_ID"]
 PLACEMENT_CONFIG_FILES = _CONFIG["CONFIG_FILES"]
+# keystonemiddleware's PLACEMENT_KEYSTONE_* / OS_KEYSTONE_AUTHTOKEN__* (placement_site/keystone.py).
+PLACEMENT_KEYSTONE_ENVIRON = _CONFIG["KEYSTONE_ENVIRON"]
+# /metrics sums the gunicorn workers' figures from files here (placement_core/metrics.py).
+PROMETHEUS_MULTIPROC_DIR = _CONFIG["PROMETHEUS_MULTIPROC_DIR"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
 
 

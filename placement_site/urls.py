@@ -14,6 +14,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 
 from allocations.api import views as allocations_views
 from candidates.api import views as candidates_views
+from console import views as console_views
 from operations.api import history_views
 from placement_core import handlers, health
 from placement_core.views import RootView
@@ -23,6 +24,8 @@ from providers.api import inventory_views
 from providers.api import views as providers_views
 from reshaper.api import views as reshaper_views
 from resource_classes.api import views as catalog_views
+
+CONSOLE_PREFIX = "console/"
 
 urlpatterns = [
     path("", RootView.as_view(), name="root"),
@@ -66,31 +69,54 @@ urlpatterns = [
     path("planning/failures", planning_views.FailuresView.as_view(), name="planning-failures"),
     # Not Placement API: operations endpoints (placement_core.health, ...).
     path("healthcheck", health.healthcheck, name="healthcheck"),
-    path("metrics", metrics_views.metrics_view, name="metrics"),
-    path("history/consumers/<str:uuid>", history_views.consumer_history,
+    path("metrics", metrics_views.MetricsView.as_view(), name="metrics"),
+    path("history/consumers/<str:uuid>", history_views.ConsumerHistoryView.as_view(),
          name="consumer-history"),
-    path("history/providers/<str:uuid>", history_views.provider_history,
+    path("history/providers/<str:uuid>", history_views.ProviderHistoryView.as_view(),
          name="provider-history"),
-    path("explain", candidates_views.explain_view, name="explain"),
+    path("explain", candidates_views.ExplainView.as_view(), name="explain"),
     # Not Placement API: the admin, the console, the API docs, static files.
     # Browsers ask for /favicon.ico whatever the page says: the console's logo.
     path("favicon.ico", RedirectView.as_view(url="/console/assets/logo.svg", permanent=True)),
     path("admin/", admin.site.urls),
-    path("console/", include("console.urls")),
+    path(CONSOLE_PREFIX, include("console.urls")),
     # DRF's own negotiation here, so that ?format=json (and Accept) pick the
     # schema's JSON or YAML rendering; Placement views always answer JSON.
-    path(
-        "api/schema/",
-        SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
-        name="openapi-schema",
-    ),
-    # No metadata answer for OPTIONS (DRF's would be rendered through the
-    # page's template, which only GET names): a 405, as OPTIONS / is.
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema", metadata_class=None),
-         name="openapi-docs"),
+    # (An include(), as the admin and the console are: the edge leaves every
+    # path under it to Django, placement_core.edge.django_areas.)
+    path("api/", include([
+        path(
+            "schema/",
+            SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
+            name="openapi-schema",
+        ),
+        # No metadata answer for OPTIONS (DRF's would be rendered through the
+        # page's template, which only GET names): a 405, as OPTIONS / is.
+        path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema",
+                                                     metadata_class=None),
+             name="openapi-docs"),
+    ])),
     # Static files (/static/, Swagger UI, admin, console) are answered by
     # WhiteNoise (placement_site/staticfiles.py) before URL routing.
 ]
 
-handler404 = handlers.not_found
-handler500 = handlers.server_error
+
+
+def not_found(request, exception=None):
+    """A 404 under the console is the console's page (its navigation kept);
+    elsewhere the kernel's: Placement's JSON on API paths, else the site's
+    page (templates/404.html)."""
+    if request.path_info.startswith("/" + CONSOLE_PREFIX):
+        return console_views.not_found(request, exception)
+    return handlers.not_found(request, exception)
+
+
+def server_error(request):
+    """The same split for a 500 (templates/500.html outside the console)."""
+    if request.path_info.startswith("/" + CONSOLE_PREFIX):
+        return console_views.server_error(request)
+    return handlers.server_error(request)
+
+
+handler404 = not_found
+handler500 = server_error

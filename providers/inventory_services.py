@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from placement_core import errors
-from providers.locking import bump_provider_generation, check_provider_generation, lock_provider_by_uuid
+from providers.locking import bump_generations, check_provider_generation, lock_provider_by_uuid
 from providers.models import Inventory, ResourceProvider, capacity_of
 from resource_classes.models import ResourceClass
 from resource_classes.services import storable
@@ -247,7 +247,7 @@ def inventories_replace(
             if exc.code == errors.INVENTORY_INUSE:
                 exc.detail = f"update conflict: {exc.detail}"
             raise
-        bump_provider_generation(provider)
+        bump_generations([provider])
     return provider, result
 
 
@@ -290,7 +290,7 @@ def inventory_create(
                 )
         except IntegrityError:
             raise duplicate
-        bump_provider_generation(provider)
+        bump_generations([provider])
     return provider, inv
 
 
@@ -328,7 +328,7 @@ def inventory_update(
         if _assign(inv, spec):
             inv.save(update_fields=[*FIELDS, "updated_at"])
         _warn_if_overcommitted(provider, [inv])
-        bump_provider_generation(provider)
+        bump_generations([provider])
     return provider, inv
 
 
@@ -358,7 +358,7 @@ def inventory_delete(*, provider_uuid: str, resource_class: str) -> ResourceProv
                 code=errors.INVENTORY_INUSE,
             )
         inv.delete()
-        bump_provider_generation(provider)
+        bump_generations([provider])
     return provider
 
 
@@ -378,5 +378,5 @@ def inventories_delete(*, provider_uuid: str) -> ResourceProvider:
         if busy:
             raise _in_use_error(provider, busy)
         Inventory.objects.filter(resource_provider=provider).delete()
-        bump_provider_generation(provider)
+        bump_generations([provider])
     return provider

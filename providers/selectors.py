@@ -37,7 +37,7 @@ from resource_classes.models import ResourceClass, Trait
 PROVIDER_COLUMNS = ("id", "uuid", "name", "generation", "parent__uuid", "root__uuid", "updated_at")
 
 
-def provider_get(*, uuid, lock=False, exact=False):
+def provider_get(*, uuid, exact=False):
     """The ResourceProvider stored under ``uuid``; 404 naming ``uuid`` as given.
 
     Providers are stored under the canonical uuid, so any spelling (upper
@@ -45,8 +45,7 @@ def provider_get(*, uuid, lock=False, exact=False):
     included, which PostgreSQL text cannot hold) is a 404.  ``exact=True``
     matches the stored spelling only: the inventory endpoints, whose writes
     (``locking.lock_provider_by_uuid``) have always looked up the path's
-    uuid as written.  ``lock=True`` takes the row with SELECT ... FOR UPDATE;
-    call it inside ``transaction.atomic()``.
+    uuid as written.  Writers lock through ``providers.locking`` instead.
     """
     canonical = normalize_uuid(uuid)
     # Even the as-written look-up sends nothing that is not a uuid to the
@@ -54,10 +53,7 @@ def provider_get(*, uuid, lock=False, exact=False):
     key = uuid if exact and canonical is not None else canonical
     provider = None
     if key is not None:
-        rows = ResourceProvider.objects.filter(uuid=key)
-        if lock:
-            rows = rows.select_for_update()
-        provider = rows.first()
+        provider = ResourceProvider.objects.filter(uuid=key).first()
     if provider is None:
         raise errors.NotFound(f"No resource provider with uuid {uuid} found")
     return provider

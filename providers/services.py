@@ -82,9 +82,7 @@ def provider_create(*, name, uuid=None, parent_provider_uuid=None):
                     "provider UUID to None if there is no parent."
                 )
             # Lock the parent so it cannot be deleted under us.
-            parent = (
-                ResourceProvider.objects.select_for_update().filter(uuid=parent_uuid).first()
-            )
+            parent = locking.lock_provider(parent_uuid) if parent_uuid else None
             if parent is None:
                 raise failed("parent provider UUID does not exist.")
         by_uuid = ResourceProvider.objects.filter(uuid=rp_uuid).exists()
@@ -193,12 +191,10 @@ def provider_update(*, uuid, name, parent_provider_uuid=UNSET, allow_reparenting
 def provider_delete(*, uuid):
     """Delete a provider with its inventories and links; 409 if in use or a parent."""
     with transaction.atomic():
-        try:
-            provider = provider_get(uuid=uuid, lock=True)
-        except errors.NotFound:
-            raise errors.NotFound(
-                f"No resource provider with uuid {uuid} found for delete"
-            ) from None
+        canonical = normalize_uuid(uuid)
+        provider = locking.lock_provider(canonical) if canonical is not None else None
+        if provider is None:
+            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
         # Children first, then allocations: the order upstream reports them in.
         if ResourceProvider.objects.filter(parent_id=provider.pk).exists():
             raise errors.Conflict(
@@ -251,7 +247,7 @@ def provider_aggregates_set(*, uuid, aggregate_uuids, generation=None, bump=Fals
             ids.update(_aggregate_ids(missing))
         _replace_links(ProviderAggregate, "aggregate_id", provider, set(ids.values()))
         if bump:
-            locking.bump_provider_generation(provider)
+            locking.bump_generations([provider])
     return provider
 
 
@@ -304,7 +300,7 @@ def provider_traits_set(*, uuid, trait_names, generation):
             raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
         # As upstream: the generation moves only when the set does.
         if _replace_links(ProviderTrait, "trait_id", provider, set(found.values())):
-            locking.bump_provider_generation(provider)
+            locking.bump_generations([provider])
     return provider
 
 
@@ -314,5 +310,5 @@ def provider_traits_delete(*, uuid):
         provider = _lock_by_uuid(uuid)
         deleted, _ = ProviderTrait.objects.filter(resource_provider_id=provider.pk).delete()
         if deleted:
-            locking.bump_provider_generation(provider)
+            locking.bump_generations([provider])
     return provider

@@ -14,7 +14,8 @@ loses a race, like every allocation write). Its steps:
    inventory: its new records plus, unchanged, those it is about to lose
    (``providers.inventory_services.apply_inventories`` without the "in
    use" check). A provider given ``{}`` keeps its inventory for now.
-5. Replace the allocations (``allocations.services.allocations_write``): it
+5. Replace the allocations (``allocations.services.allocations_write``,
+   under the locks of step 2: it takes none of its own): it
    checks consumer generations, then min/max/step and capacity of every new
    allocation against the interim inventories (an allocation left on a
    class that goes away still fits there); it bumps each provider receiving
@@ -38,18 +39,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F
-
 from allocations.models import Consumer
-from allocations.services import (
-    ConsumerAllocations,
-    allocations_write,
-    provider_ids_of,
-    run_with_retries,
-)
+from allocations.services import ConsumerAllocations, allocations_write, provider_ids_of
 from placement_core import errors
 from providers.inventory_services import InventorySpec, apply_inventories
-from providers.locking import check_provider_generation, lock_providers
+from providers.locking import (
+    bump_generations,
+    check_provider_generation,
+    lock_providers,
+    run_with_retries,
+)
 from providers.models import Inventory, ResourceProvider
 
 @dataclass(frozen=True)
@@ -142,9 +141,8 @@ def _reshape_once(inventories: list[ProviderInventories], consumers: list[Consum
             )
 
     if consumers:
-        # Every provider above is already locked; passing them keeps the
-        # locks allocations_write takes within the same ordered set.
-        allocations_write(requests=consumers, extra_provider_ids=involved)
+        # The providers are locked once, above: the write uses those locks.
+        allocations_write(requests=consumers, locked=locked)
 
     for provider, item in zip(providers, inventories):
         try:
@@ -156,11 +154,8 @@ def _reshape_once(inventories: list[ProviderInventories], consumers: list[Consum
 
     # One bump for the final inventory, one more for an interim one.
     for step in (1, 2):
-        pks = [rp.pk for rp, item in zip(providers, inventories)
-               if bool(item.inventories) == (step == 2)]
-        if pks:
-            ResourceProvider.objects.filter(pk__in=pks).update(
-                generation=F("generation") + step)
+        bump_generations([rp for rp, item in zip(providers, inventories)
+                          if bool(item.inventories) == (step == 2)], step=step)
 
 
 def reshape(

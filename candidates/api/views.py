@@ -16,14 +16,19 @@ words ``GET /allocation_candidates`` would use. The body is
 import json
 
 from django.http import HttpResponse
-from django.views.decorators.http import require_GET
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from candidates import engine, explain, query, signals
 from candidates.api import schemas
 from candidates.api.render import encode, render
-from placement_core import edge, errors, metrics
-from placement_core.api import PlacementView, error_response, json_response, versioned
+from placement_core import metrics
+from placement_core.api import (
+    OperationsView,
+    PlacementView,
+    error_response,
+    json_response,
+    versioned,
+)
 from placement_core.policy import authorize
 from placement_core.replica import bulk_read
 
@@ -70,15 +75,8 @@ class AllocationCandidatesView(PlacementView):
         return json_response(render(found, self.mv), encoder=encode)
 
 
-@require_GET
-def explain_view(request):
-    try:
-        context = edge.authenticate(request)
-        if context is None:
-            raise errors.Unauthorized("The request you have made requires authentication.")
-        request.placement_context = context
+class ExplainView(OperationsView):
+    def get(self, request):
         authorize(request, "placement:explain")
         result = explain.explain(query.parse_query(request.META.get("QUERY_STRING", "")))
-    except errors.PlacementError as exc:
-        return errors.render_error(request, exc)
-    return HttpResponse(json.dumps(result.as_dict()), content_type="application/json")
+        return HttpResponse(json.dumps(result.as_dict()), content_type="application/json")

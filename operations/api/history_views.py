@@ -10,10 +10,10 @@ ISO 8601 date or date-time.
 import json
 
 from django.http import HttpResponse
-from django.views.decorators.http import require_GET
 
 from operations import history
-from placement_core import edge, errors
+from placement_core import errors
+from placement_core.api import OperationsView
 from placement_core.policy import authorize
 from placement_core.uuids import normalize_uuid
 
@@ -28,29 +28,24 @@ def _since(request):
         raise errors.BadRequest(f"Invalid since: {raw!r} is not an ISO 8601 date or date-time")
 
 
-def _history(request, *, kind, uuid):
-    try:
-        context = edge.authenticate(request)
-        if context is None:
-            raise errors.Unauthorized("The request you have made requires authentication.")
-        request.placement_context = context
+class HistoryView(OperationsView):
+    """The changes of one consumer or provider (``kind``), oldest first."""
+
+    kind = None
+
+    def get(self, request, uuid):
         authorize(request, "placement:history:list")
         value = normalize_uuid(uuid)
         if value is None:
-            raise errors.NotFound(f"No such {kind}: {uuid}")
-        since = _since(request)
-    except errors.PlacementError as exc:
-        return errors.render_error(request, exc)
-    changes = history.changes_for(**{kind: value}, since=since)
-    body = {kind: value, "changes": [history.as_dict(change) for change in changes]}
-    return HttpResponse(json.dumps(body), content_type="application/json")
+            raise errors.NotFound(f"No such {self.kind}: {uuid}")
+        changes = history.changes_for(**{self.kind: value}, since=_since(request))
+        body = {self.kind: value, "changes": [history.as_dict(change) for change in changes]}
+        return HttpResponse(json.dumps(body), content_type="application/json")
 
 
-@require_GET
-def consumer_history(request, uuid):
-    return _history(request, kind="consumer", uuid=uuid)
+class ConsumerHistoryView(HistoryView):
+    kind = "consumer"
 
 
-@require_GET
-def provider_history(request, uuid):
-    return _history(request, kind="provider", uuid=uuid)
+class ProviderHistoryView(HistoryView):
+    kind = "provider"

@@ -5,23 +5,16 @@ API's authentication and the ``placement:metrics`` policy rule (default:
 admin or service), so a scrape job needs a token like any other client.
 """
 from django.http import HttpResponse
-from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from placement_core import edge, errors, metrics
+from placement_core import metrics
+from placement_core.api import OperationsView
 from placement_core.policy import authorize
 from planning.capacity_metrics import CapacityCollector
 
 
-@require_GET
-def metrics_view(request):
-    try:
-        context = edge.authenticate(request)
-        if context is None:
-            raise errors.Unauthorized("The request you have made requires authentication.")
-        request.placement_context = context
+class MetricsView(OperationsView):
+    def get(self, request):
         authorize(request, "placement:metrics")
-    except errors.PlacementError as exc:
-        return errors.render_error(request, exc)
-    body = metrics.request_metrics_text([CapacityCollector()])
-    return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)
+        body = metrics.request_metrics_text([CapacityCollector()])
+        return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)

@@ -6,6 +6,7 @@ from allocations import services
 from allocations.models import Allocation, Consumer, Project
 from placement_core import errors
 from placement_core.uuids import normalize_uuid
+from providers.locking import LostRace
 from tests.support.claims import PROJECT, USER, new_uuid
 
 
@@ -16,7 +17,7 @@ def test_lost_race_is_retried(provider, monkeypatch):
     def flaky(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 1:
-            raise services._LostRace("simulated")
+            raise LostRace("simulated")
         return real(*args, **kwargs)
 
     monkeypatch.setattr(services, "_lock_consumers", flaky)
@@ -32,7 +33,7 @@ def test_retries_run_out_with_concurrent_update(provider, monkeypatch, settings)
 
     def always(*args, **kwargs):
         calls["n"] += 1
-        raise services._LostRace("simulated")
+        raise LostRace("simulated")
 
     monkeypatch.setattr(services, "_lock_consumers", always)
     with pytest.raises(errors.Conflict) as info:

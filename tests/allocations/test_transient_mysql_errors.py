@@ -9,8 +9,8 @@ import django.db
 import pymysql
 import pytest
 
-from allocations import services
 from placement_core import errors
+from providers import locking
 
 
 def _wrapped(code, cls=django.db.OperationalError):
@@ -45,7 +45,7 @@ def test_a_busy_sqlite_database_is_a_lost_race_and_a_409():
 
 @pytest.mark.parametrize("code", [1064, 1146, 2013])
 def test_other_errors_are_not_retried(monkeypatch, code):
-    monkeypatch.setattr(services.transaction, "atomic", _NoAtomic)
+    monkeypatch.setattr(locking.transaction, "atomic", _NoAtomic)
     calls = []
 
     def work():
@@ -53,13 +53,13 @@ def test_other_errors_are_not_retried(monkeypatch, code):
         raise _wrapped(code)
 
     with pytest.raises(django.db.OperationalError):
-        services.run_with_retries(work, "the test write")
+        locking.run_with_retries(work, "the test write")
     assert len(calls) == 1
 
 
 @pytest.mark.parametrize("code", [1213, 1205, 1047])
 def test_certification_failure_is_retried_then_succeeds(monkeypatch, code):
-    monkeypatch.setattr(services.transaction, "atomic", _NoAtomic)
+    monkeypatch.setattr(locking.transaction, "atomic", _NoAtomic)
     calls = []
 
     def work():
@@ -68,7 +68,7 @@ def test_certification_failure_is_retried_then_succeeds(monkeypatch, code):
             raise _wrapped(code)
         return "stored"
 
-    assert services.run_with_retries(work, "the test write") == "stored"
+    assert locking.run_with_retries(work, "the test write") == "stored"
     assert len(calls) == 3
 
 

@@ -68,9 +68,18 @@ def test_actual_request_from_other_origin(api, cors):
 
 def test_default_allow_headers(api, settings):
     settings.PLACEMENT_CORS_ALLOWED_ORIGINS = [VALID]
-    settings.PLACEMENT_CORS_ALLOW_HEADERS = []
     response = preflight(api, VALID, headers="X-Auth-Token,OpenStack-API-Version")
     assert response["access-control-allow-origin"] == VALID
+
+
+def test_an_empty_cors_list_means_the_standard_one():
+    from placement_site import config
+
+    values, _ = config.load({"OS_CORS__ALLOW_HEADERS": "", "OS_CORS__EXPOSE_HEADERS": "",
+                             "OS_CORS__ALLOW_METHODS": "", "OS_PLACEMENT_CONFIG_DIR": "/nonexistent"})
+    assert values["PLACEMENT_CORS_ALLOW_HEADERS"] == list(config.CORS_HEADERS)
+    assert values["PLACEMENT_CORS_EXPOSE_HEADERS"] == list(config.CORS_HEADERS)
+    assert values["PLACEMENT_CORS_ALLOW_METHODS"] == ["GET", "PUT", "POST", "DELETE", "PATCH"]
 
 
 def test_cors_off(api, settings):

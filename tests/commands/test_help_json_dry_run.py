@@ -1,4 +1,4 @@
-"""The README's promise for the commands: each has --help and --json, and
+"""The promise of docs/commands.md: each has --help and --json, and
 each that changes data takes --dry-run, which changes nothing and says what
 a real run would do."""
 import json

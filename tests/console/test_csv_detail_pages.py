@@ -1,4 +1,4 @@
-"""The README's "every list downloads as CSV", now also true of a provider's
+"""docs/console.md's "every list downloads as CSV", now also true of a provider's
 consumers and history, a consumer's allocations and history, and the Usage
 page: every row (not the page's first 50 or 200), with a link on the page."""
 import csv

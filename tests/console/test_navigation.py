@@ -70,8 +70,9 @@ def test_navigation_kept_on_the_404_page(staff):
 
 
 def test_navigation_kept_on_the_500_page_without_touching_the_database():
-    from placement_core.handlers import server_error
+    from django.urls import get_resolver
 
+    server_error = get_resolver().resolve_error_handler(500)  # the site's handler500
     resp = server_error(RequestFactory().get("/console/providers/"))
     assert resp.status_code == 500
     html = resp.content.decode()

@@ -22,7 +22,7 @@ from packaging.utils import canonicalize_name
 
 PROJECT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((PROJECT / "pyproject.toml").read_text())
-# Needed at run time without being imported: the WSGI server the README and
+# Needed at run time without being imported: the WSGI server the docs and
 # the deployment tools start.
 SERVED_BY = {"gunicorn"}
 # Modules only the optional parts import, and the extra that declares them.

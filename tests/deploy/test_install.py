@@ -202,6 +202,9 @@ def drive(server):
     # The console's own 404 page, not Django's bare one.
     status, _, body = fetch(server.base + "/console/no-such-page/")
     assert status == 404 and b"Not found \xc2\xb7 Placement console" in body
+    # The site's own 404 page: templates/, which the wheel carries.
+    status, _, body = fetch(server.base + "/api/no-such-page")
+    assert status == 404 and b"<title>Not found \xc2\xb7 Placement</title>" in body
 
 
 def deploy_and_serve(venv, env, cwd):

@@ -2,6 +2,7 @@
 import pytest
 
 from placement_core.database import database_settings
+from placement_site import config
 
 
 @pytest.mark.parametrize("url", [
@@ -36,13 +37,15 @@ def test_postgres_sqlalchemy_spelling():
     assert db["NAME"] == "placement"
 
 
-def test_sync_wait_from_the_environment(monkeypatch):
-    monkeypatch.setenv("PLACEMENT_DB_SYNC_WAIT", "3")
-    db = database_settings("mysql://u@h/placement")
+def test_sync_wait_from_the_environment():
+    values, _ = config.load({"PLACEMENT_DB_SYNC_WAIT": "3",
+                             "OS_PLACEMENT_CONFIG_DIR": "/nonexistent"})
+    db = database_settings("mysql://u@h/placement", sync_wait=values["PLACEMENT_DB_SYNC_WAIT"])
     assert ", SESSION wsrep_sync_wait = 3" in db["OPTIONS"]["init_command"]
 
 
-def test_bad_sync_wait_stops_start_up(monkeypatch):
-    monkeypatch.setenv("PLACEMENT_DB_SYNC_WAIT", "always")
-    with pytest.raises(ValueError, match="PLACEMENT_DB_SYNC_WAIT"):
-        database_settings("mysql://u@h/placement")
+@pytest.mark.parametrize("bad", ["always", "16", "-1"])
+def test_bad_sync_wait_stops_start_up(bad):
+    with pytest.raises(config.ConfigError, match="PLACEMENT_DB_SYNC_WAIT: expected an integer "
+                                                 "from 0 to 15"):
+        config.load({"PLACEMENT_DB_SYNC_WAIT": bad, "OS_PLACEMENT_CONFIG_DIR": "/nonexistent"})

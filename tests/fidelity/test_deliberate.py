@@ -1,4 +1,4 @@
-"""The upstream bugs this service does not copy (README, "Deliberate
+"""The upstream bugs this service does not copy (docs/conformance.md, "Deliberate
 differences from upstream"): what a client sees here instead."""
 from tests.fidelity.conftest import new_uuid
 

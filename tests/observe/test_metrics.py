@@ -101,7 +101,7 @@ metrics.REQUESTS.labels("/usages", "GET", "200", "1.9").inc(int(sys.argv[1]))
 """
 
 
-def test_two_worker_processes_add_up(tmp_path, monkeypatch, db):
+def test_two_worker_processes_add_up(tmp_path, settings, db):
     import os
     import subprocess
     import sys
@@ -110,7 +110,7 @@ def test_two_worker_processes_add_up(tmp_path, monkeypatch, db):
     for amount in ("2", "3"):
         subprocess.run([sys.executable, "-c", WORKER, amount], env=env, check=True,
                        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
-    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    settings.PROMETHEUS_MULTIPROC_DIR = str(tmp_path)
     from placement_core import metrics
 
     text = metrics.request_metrics_text().decode()

@@ -1,6 +1,5 @@
 """providers.selectors.provider_get: the one look-up of a provider by uuid."""
 import pytest
-from django.db import connection, transaction
 
 from placement_core import errors
 from providers.selectors import provider_get, provider_row
@@ -30,12 +29,3 @@ def test_missing_or_malformed_is_a_404_naming_the_uuid_as_given(bad):
         with pytest.raises(errors.NotFound) as caught:
             lookup(uuid=bad)
         assert str(caught.value.detail) == f"No resource provider with uuid {bad} found"
-
-
-def test_lock_reads_the_row_for_update(django_assert_num_queries):
-    rp = f.ResourceProviderFactory()
-    with transaction.atomic(), django_assert_num_queries(1) as queries:
-        assert provider_get(uuid=rp.uuid, lock=True).pk == rp.pk
-    sql = queries.captured_queries[0]["sql"].upper()
-    # SQLite has no row locks: Django leaves the clause out there.
-    assert ("FOR UPDATE" in sql) == connection.features.has_select_for_update

@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from providers import locking
 from providers.models import Inventory, ResourceProvider
 from tests.reshaper.world import World, holdings, inventory_of
 from tests.support.api import PlacementClient
@@ -84,6 +85,23 @@ def test_nova_style_reshape_moves_inventory_and_allocations(api, world):
     assert generation(ResourceProvider, world.gpu2) == 0 + 3
     assert generation(Consumer, world.c1) == 2
     assert generation(Consumer, world.c2) == 2
+
+
+def test_a_reshape_locks_its_providers_once(api, world, monkeypatch):
+    """One ordered pass over every provider involved; the allocation write
+    inside the reshape uses those locks rather than taking them again."""
+    passes = []
+    real = locking._locked
+
+    def spy(where, params):
+        passes.append(sorted(params))
+        return real(where, params)
+
+    monkeypatch.setattr(locking, "_locked", spy)
+    response = api.post("/reshaper", mv=MV, json=world.body())
+    assert response.status_code == 204, response.content
+    assert passes == [sorted([world.root.pk, world.gpu1.pk, world.gpu2.pk])]
+    assert generation(ResourceProvider, world.root) == 5 + 3
 
 
 def test_reshape_at_1_38_sets_consumer_type(api, world):
@@ -246,7 +264,7 @@ def test_unknown_resource_class_in_allocations(api, world):
 def test_bad_inventory_record(api, world):
     body = world.body()
     # Upstream's reshaper stores this (a negative capacity); a deliberate
-    # difference (README), answered as PUT .../inventories answers it.
+    # difference (docs/conformance.md), answered as PUT .../inventories answers it.
     body["inventories"][world.gpu1.uuid]["inventories"]["VGPU"] = {
         "total": 2, "reserved": 3}
     _refused(api, world, body, 400, contains=["The reserved value is greater than total."])

@@ -79,8 +79,9 @@ class Command(BaseCommand):
             yield rule, check, source
 
     def _settings(self):
-        return {name: getattr(settings, name) for name in (
-            "PLACEMENT_ENFORCE_NEW_DEFAULTS", "PLACEMENT_ENFORCE_SCOPE", "PLACEMENT_POLICY_FILE")}
+        return {"PLACEMENT_ENFORCE_NEW_DEFAULTS": settings.PLACEMENT_ENFORCE_NEW_DEFAULTS,
+                "PLACEMENT_ENFORCE_SCOPE": settings.PLACEMENT_ENFORCE_SCOPE,
+                "PLACEMENT_POLICY_FILE": settings.PLACEMENT_POLICY_FILE}
 
     def _show(self, options):
         if options["as_json"]:
