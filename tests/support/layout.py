@@ -17,3 +17,11 @@ LAYER = {
     "maintenance": 6,
     "placement_site": 7,
 }
+
+
+def project_files():
+    """(path from the root, source) of every module of the apps, migrations aside."""
+    for app in LAYER:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            if "migrations" not in path.parts:
+                yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
