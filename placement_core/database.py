@@ -5,8 +5,8 @@ Both spellings an operator may hold are read here: Django-style URLs
 ``mysql://...``) and the SQLAlchemy URLs of upstream's
 ``[placement_database] connection`` (``postgresql+psycopg2://...``,
 ``mysql+pymysql://...``), whose driver suffix is dropped: this service picks
-its own driver per database (psycopg 3; PyMySQL for MariaDB/MySQL, see the
-README for why).
+its own driver per database (psycopg 3; PyMySQL for MariaDB/MySQL, see
+docs/databases.md for why).
 """
 import os
 import re
@@ -33,7 +33,7 @@ DEFAULT_MYSQL_SQL_MODE = "STRICT_TRANS_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR
 @dataclass(frozen=True)
 class Limits:
     """How long a connection may wait, and upstream's pool options
-    (``[placement_database]``; README "Database connections").
+    (``[placement_database]``; docs/databases.md "Database connections").
 
     ``statement_timeout`` (seconds, 0 = none) bounds each statement of the
     API server (settings.py passes 0 to commands: a migration or an import

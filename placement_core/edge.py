@@ -22,6 +22,10 @@ from placement_core import dbtiming, errors, metrics, microversion, request_scop
 from placement_core.gcpause import collector_paused
 from placement_core.context import RequestContext
 
+# Where oslo.middleware's RequestId leaves the request's id in the environ.
+REQUEST_ID_KEY = "openstack.request_id"
+
+
 def is_api_path(path):
     """Whether the edge handles ``path``: the view it resolves to says so
     (``placement_api``, True on ``placement_core.api.PlacementView``, False
@@ -111,7 +115,9 @@ class PlacementEdgeMiddleware:
                 return HttpResponse(CHUNKED_REFUSED, status=411, content_type="text/plain")
             return self.get_response(request)
         started = time.perf_counter()
-        request_id = f"req-{uuid.uuid4()}"
+        # oslo.middleware's RequestId assigned it (placement_site/httpstack.py);
+        # a handler called without that edge (Django's test client) makes one.
+        request_id = request.META.get(REQUEST_ID_KEY) or f"req-{uuid.uuid4()}"
         request.placement_request_id = request_id
         request.placement_global_request_id = requestlog.global_request_id(request)
         request.placement_mv = None
@@ -119,18 +125,20 @@ class PlacementEdgeMiddleware:
         scope = request_scope.bind_request(request)
         timing = dbtiming.timed_statements() if settings.PLACEMENT_TIMING_HEADERS else nullcontext()
         try:
-            with collector_paused(), timing as timer:
-                response = self._handle(request)
-        except errors.PlacementError as exc:
-            response = errors.render_error(request, exc)
-            timer = None
+            try:
+                with collector_paused(), timing as timer:
+                    response = self._handle(request)
+            except errors.PlacementError as exc:
+                response = errors.render_error(request, exc)
+                timer = None
+            if timer is not None:
+                dbtiming.add_headers(response, timer)
+            response = self._finish(request, response)
+            metrics.observe_request(request, response, time.perf_counter() - started)
+            # Still bound: the line carries the request's context (user, project).
+            requestlog.log_request(request, response)
         finally:
             request_scope.reset(scope)
-        if timer is not None:
-            dbtiming.add_headers(response, timer)
-        response = self._finish(request, response)
-        metrics.observe_request(request, response, time.perf_counter() - started)
-        requestlog.log_request(request, response)
         return response
 
     def _handle(self, request):

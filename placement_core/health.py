@@ -1,36 +1,32 @@
-"""GET /healthcheck: may a load balancer or deployment tool send traffic here?
+"""The database check behind ``GET /healthcheck``.
 
-Modelled on the probe deployment tools know from oslo.middleware: the plain
-form needs no token and answers ``200 OK`` or ``503`` with the reason as
-text; ``?detailed=1`` (or ``Accept: application/json``) from an admin adds
-JSON details (database vendor, round-trip time, the error's class).  A
-non-admin asking for details gets the plain answer: the probe must never
-leak how the database is reached.
-
-The check is one ``SELECT 1`` on the default connection; a connection that
-cannot be opened or answered counts as down.  It runs outside the Placement
-edge (placement_core.edge lists the path as non-API), so it carries no
-microversion headers and never depends on the policy engine.
+The probe itself is oslo.middleware's ``Healthcheck`` (placement_site.httpstack),
+as every OpenStack service serves it: ``200 OK`` or ``503`` with the reasons as
+text, JSON or HTML by the ``Accept`` header, ``204`` to ``HEAD``, and the
+``[healthcheck]`` options (``detailed``, ``backends``, ``allowed_source_ranges``,
+``disable_by_file_path``, ...).  This module is one of its backends, registered
+under the ``oslo.middleware.healthcheck`` entry point as ``placement_database``
+(pyproject.toml) and always run: one ``SELECT 1`` on the default connection; a
+connection that cannot be opened or answered counts as down.  The reason says
+only up or down; the driver's message is in the details, which oslo.middleware
+shows only with ``[healthcheck] detailed = true``.
 """
-import json
 import time
 
 from django.db import DatabaseError, connections
-from django.http import HttpResponse
-from django.views.decorators.http import require_http_methods
-
-from placement_core import edge
+from oslo_middleware.healthcheck import pluginbase
 
 DB_ALIAS = "default"
+BACKEND = "placement_database"
 
 
-def _connection():
+def database_connection():
     return connections[DB_ALIAS]
 
 
 def database_status():
-    """(ok, reason, details) for the database; never raises for a DB error."""
-    conn = _connection()
+    """(ok, details) for the database; never raises for a database error."""
+    conn = database_connection()
     started = time.monotonic()
     try:
         with conn.cursor() as cursor:
@@ -42,30 +38,14 @@ def database_status():
             conn.close()
         except DatabaseError:
             pass
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-        return False, "database unavailable", {
-            "vendor": conn.vendor, "error": exc.__class__.__name__, "message": reason,
-        }
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return False, f"{conn.vendor}: {exc.__class__.__name__}: {message}".rstrip(": ")
     elapsed_ms = round((time.monotonic() - started) * 1000, 3)
-    return True, "OK", {"vendor": conn.vendor, "elapsed_ms": elapsed_ms}
+    return True, f"{conn.vendor}: SELECT 1 in {elapsed_ms} ms"
 
 
-def _wants_details(request):
-    detailed = request.GET.get("detailed", "").lower() in ("1", "true", "yes")
-    return detailed or "application/json" in request.META.get("HTTP_ACCEPT", "")
-
-
-@require_http_methods(["GET", "HEAD"])
-def healthcheck(request):
-    ok, reason, details = database_status()
-    status = 200 if ok else 503
-    context = edge.authenticate(request) if _wants_details(request) else None
-    if context is not None and context.is_admin:
-        body = {"status": "OK" if ok else "UNAVAILABLE", "reason": reason,
-                "checks": {"database": {"ok": ok, **details}}}
-        response = HttpResponse(json.dumps(body), status=status, content_type="application/json")
-    else:
-        response = HttpResponse(reason, status=status, content_type="text/plain; charset=utf-8")
-    # Probes must see the live state, never a cached one.
-    response["Cache-Control"] = "no-store"
-    return response
+class DatabaseCheck(pluginbase.HealthcheckBaseExtension):
+    def healthcheck(self, server_port):
+        ok, details = database_status()
+        reason = "OK" if ok else "database unavailable"
+        return pluginbase.HealthcheckResult(available=ok, reason=reason, details=details)

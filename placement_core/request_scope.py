@@ -12,6 +12,8 @@ import uuid
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from oslo_context.context import RequestContext
+
 _GLOBAL_ID = re.compile(r"^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -73,16 +75,17 @@ def current() -> Caller:
     return from_request(value)
 
 
-def bound_ids():
-    """(request id, global request id) of what is bound now, ("", "") when
-    nothing is; for log lines, which must not invent an id."""
+def log_context():
+    """An oslo.context RequestContext for what is bound now, None when nothing
+    is: oslo.log's formatters read the request ids, user and project from it."""
     value = _current.get()
     if value is None:
-        return "", ""
-    if isinstance(value, Caller):
-        return value.request_id, value.global_request_id
-    return (getattr(value, "placement_request_id", "") or "",
-            getattr(value, "placement_global_request_id", "") or "")
+        return None
+    caller = value if isinstance(value, Caller) else from_request(value)
+    return RequestContext(request_id=caller.request_id or None,
+                          global_request_id=caller.global_request_id or None,
+                          user_id=caller.user_id or None, project_id=caller.project_id or None,
+                          overwrite=False)
 
 
 @contextlib.contextmanager

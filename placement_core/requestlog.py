@@ -2,7 +2,9 @@
 upstream's request log: who asked, what, the answer's status and length, the
 microversion, and the request ids that tie the line to other services' logs.
 
-Logged at INFO on the ``placement.requestlog`` logger; set
+Logged at INFO on the ``placement.requestlog`` logger, while the request is
+still bound (placement_core.request_scope), so that oslo.log's formatters add
+its context (placement_site/logsetup.py), as to every other line; set
 ``PLACEMENT_REQUEST_LOG_LEVEL`` (e.g. ``WARNING``) to silence it.
 """
 import logging
@@ -64,7 +66,4 @@ def log_request(request, response):
         response.status_code,
         response_length(response),
         str(version) if version else "-",
-        # Fields of their own in JSON log lines (placement_site/logsetup.py).
-        extra={"request_id": request.placement_request_id,
-               "global_request_id": request.placement_global_request_id or ""},
     )

@@ -19,12 +19,26 @@ import re
 from urllib.parse import parse_qsl
 
 from oslo_config import cfg
+from oslo_log import log as oslo_log
+from oslo_middleware import cors, http_proxy_to_wsgi
 
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 # The headers upstream Placement lets a cross-origin page send and read ([cors]).
 CORS_HEADERS = ("X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status", "X-Roles",
                 "X-Service-Catalog", "X-User-Id", "X-Tenant-Id", "OpenStack-API-Version")
 CORS_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
+
+# oslo.middleware's [cors] defaults are empty lists: upstream's are set.
+cors.set_defaults(allow_headers=list(CORS_HEADERS), expose_headers=list(CORS_HEADERS),
+                  allow_methods=list(CORS_METHODS))
+
+
+def _middleware_opt(options, name):
+    """oslo.middleware's own option object: registered here and again by its
+    middleware, which oslo.config accepts only for the very same object."""
+    (opt,) = [o for o in options if o.dest == name]
+    return opt
+
 
 # (group, option, PLACEMENT_* variable or None, settings name)
 OPTIONS = [
@@ -57,39 +71,25 @@ OPTIONS = [
     ("oslo_policy", cfg.BoolOpt("enforce_scope", default=True),
      "PLACEMENT_ENFORCE_SCOPE", "PLACEMENT_ENFORCE_SCOPE"),
     ("oslo_policy", cfg.StrOpt("policy_file"), "PLACEMENT_POLICY_FILE", "PLACEMENT_POLICY_FILE"),
-    ("cors", cfg.ListOpt("allowed_origin", default=[]),
-     "PLACEMENT_CORS_ALLOWED_ORIGINS", "PLACEMENT_CORS_ALLOWED_ORIGINS"),
-    # Request headers a preflight may ask for; upstream's list by default.
-    ("cors", cfg.ListOpt("allow_headers", default=list(CORS_HEADERS)),
-     "PLACEMENT_CORS_ALLOW_HEADERS", "PLACEMENT_CORS_ALLOW_HEADERS"),
     # --- Deployment from the package (state, logging, proxies, CORS) ------
     # Where an installed copy writes (placement_core/state.py).
     ("placement", cfg.StrOpt("state_path"), "PLACEMENT_STATE_PATH", "PLACEMENT_STATE_PATH"),
     ("placement", cfg.StrOpt("static_root"), "PLACEMENT_STATIC_ROOT", "PLACEMENT_STATIC_ROOT"),
-    # Upstream's logging options (placement_site/logsetup.py).
-    ("DEFAULT", cfg.BoolOpt("debug", default=False), None, "LOG_DEBUG"),
-    ("DEFAULT", cfg.StrOpt("log_file"), None, "LOG_FILE"),
-    ("DEFAULT", cfg.StrOpt("log_dir"), None, "LOG_DIR"),
-    ("DEFAULT", cfg.BoolOpt("use_json", default=False), None, "LOG_USE_JSON"),
-    ("DEFAULT", cfg.BoolOpt("use_syslog", default=False), None, "LOG_USE_SYSLOG"),
-    ("DEFAULT", cfg.StrOpt("syslog_log_facility", default="LOG_USER"), None,
-     "LOG_SYSLOG_FACILITY"),
-    ("DEFAULT", cfg.StrOpt("log_config_append"), None, "LOG_CONFIG_APPEND"),
-    # X-Forwarded-* / Forwarded from a trusted proxy (placement_site/proxy.py).
-    ("oslo_middleware", cfg.BoolOpt("enable_proxy_headers_parsing", default=False),
+    # oslo.middleware's own [cors] and [oslo_middleware] options, read by
+    # its middleware (placement_site/httpstack.py); PLACEMENT_* spellings too.
+    *[("cors", _middleware_opt(cors.OPTS, name), variable, variable) for name, variable in (
+        ("allowed_origin", "PLACEMENT_CORS_ALLOWED_ORIGINS"),
+        ("allow_headers", "PLACEMENT_CORS_ALLOW_HEADERS"),
+        ("allow_methods", "PLACEMENT_CORS_ALLOW_METHODS"),
+        ("expose_headers", "PLACEMENT_CORS_EXPOSE_HEADERS"),
+        ("max_age", "PLACEMENT_CORS_MAX_AGE"),
+        ("allow_credentials", "PLACEMENT_CORS_ALLOW_CREDENTIALS"),
+    )],
+    ("oslo_middleware", _middleware_opt(http_proxy_to_wsgi.OPTS, "enable_proxy_headers_parsing"),
      "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING", "PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"),
-    # The rest of oslo.middleware's [cors] options (placement_core/cors.py).
-    ("cors", cfg.ListOpt("allow_methods", default=list(CORS_METHODS)),
-     "PLACEMENT_CORS_ALLOW_METHODS", "PLACEMENT_CORS_ALLOW_METHODS"),
-    ("cors", cfg.ListOpt("expose_headers", default=list(CORS_HEADERS)),
-     "PLACEMENT_CORS_EXPOSE_HEADERS", "PLACEMENT_CORS_EXPOSE_HEADERS"),
-    ("cors", cfg.IntOpt("max_age", default=3600, min=0),
-     "PLACEMENT_CORS_MAX_AGE", "PLACEMENT_CORS_MAX_AGE"),
-    ("cors", cfg.BoolOpt("allow_credentials", default=True),
-     "PLACEMENT_CORS_ALLOW_CREDENTIALS", "PLACEMENT_CORS_ALLOW_CREDENTIALS"),
     *[("placement_database", opt, variable, name) for opt, variable, name in (
         # Upstream's connection options, mapped onto Django and the drivers
-        # by placement_core.database (README "Database connections").
+        # by placement_core.database (docs/databases.md "Database connections").
         (cfg.IntOpt("max_pool_size", min=1), None, "DB_MAX_POOL_SIZE"),
         (cfg.IntOpt("max_overflow", default=50, min=0), None, "DB_MAX_OVERFLOW"),
         (cfg.IntOpt("pool_timeout", default=10, min=1), None, "DB_POOL_TIMEOUT"),
@@ -277,6 +277,8 @@ def build_conf(files, use_env):
     conf = cfg.ConfigOpts()
     for group, opt, _variable, _name in OPTIONS:
         conf.register_opt(opt, group=None if group == "DEFAULT" else group)
+    # [DEFAULT] debug, log_file, log_dir, use_json, ... (placement_site/logsetup.py).
+    oslo_log.register_options(conf)
     try:
         conf(args=[], project="placement", default_config_files=files,
              default_config_dirs=[], validate_default_values=True,
@@ -296,13 +298,14 @@ def load(environ=None):
     values = {}
     for group, opt, variable, name in OPTIONS:
         raw = environ.get(variable) if variable else None
-        if raw is not None and raw.strip() != "":
-            values[name] = parse(opt, raw, variable)
-            continue
-        spelling = f"OS_{group.upper()}__{opt.dest.upper()}"
-        raw = environ.get(spelling)
-        if raw is not None:
+        spelling = variable
+        if raw is None or raw.strip() == "":
+            spelling = f"OS_{group.upper()}__{opt.dest.upper()}"
+            raw = environ.get(spelling)
+        if raw is not None and (raw.strip() != "" or spelling != variable):
             values[name] = parse(opt, raw, spelling)
+            # What oslo.config's readers (oslo.middleware) see too.
+            conf.set_override(opt.dest, values[name], None if group == "DEFAULT" else group)
             continue
         try:
             values[name] = getattr(conf if group == "DEFAULT" else getattr(conf, group), opt.dest)
@@ -311,6 +314,7 @@ def load(environ=None):
                 f"invalid value for [{group}] {opt.dest}: "
                 f"expected {accepted(opt)}"
             ) from exc
+    check_logging_options(conf)
     for variable, opt, name in PLACEMENT_ONLY:
         raw = environ.get(variable)
         if raw is None or raw.strip() == "":
@@ -326,17 +330,31 @@ def load(environ=None):
     check_database_options(values)
     # DATABASE_URL wins over [placement_database] connection (and its
     # OS_PLACEMENT_DATABASE__CONNECTION override).
-    # An empty [cors] list means the standard one.
-    for name, standard in (("PLACEMENT_CORS_ALLOW_HEADERS", CORS_HEADERS),
-                           ("PLACEMENT_CORS_EXPOSE_HEADERS", CORS_HEADERS),
-                           ("PLACEMENT_CORS_ALLOW_METHODS", CORS_METHODS)):
-        values[name] = values[name] or list(standard)
+    # An empty [cors] list means the standard one, for oslo.middleware too.
+    for option, name, standard in (
+            ("allow_headers", "PLACEMENT_CORS_ALLOW_HEADERS", CORS_HEADERS),
+            ("expose_headers", "PLACEMENT_CORS_EXPOSE_HEADERS", CORS_HEADERS),
+            ("allow_methods", "PLACEMENT_CORS_ALLOW_METHODS", CORS_METHODS)):
+        if not values[name]:
+            values[name] = list(standard)
+            conf.set_override(option, values[name], "cors")
     values["DATABASE_URL"] = environ.get("DATABASE_URL") or values["DATABASE_CONNECTION"]
     values["KEYSTONE_ENVIRON"] = {name: value for name, value in environ.items()
                                   if name.startswith(KEYSTONE_PREFIXES)}
     values["HOME_ENVIRON"] = {name: environ[name] for name in HOME_VARIABLES if name in environ}
     values["CONFIG_FILES"] = files
     return values, conf
+
+
+def check_logging_options(conf):
+    """oslo.log's [DEFAULT] options (all of that group) read once, so that a
+    bad value stops start-up here, with one line, rather than inside oslo.log."""
+    for name in conf:  # the groups' names too, which never fail
+        try:
+            getattr(conf, name)
+        except (ValueError, cfg.Error) as exc:
+            reason = str(exc).splitlines()[0].rpartition("is not valid: ")[2]
+            raise ConfigError(f"invalid value for [DEFAULT] {name}: {reason}") from None
 
 
 # Comma-separated SQL mode names and nothing else: the value is written into

@@ -49,7 +49,7 @@ if (
         "sessions); set it, or PLACEMENT_ALLOW_DEVELOPMENT_SECRET_KEY=true to accept the risk"
     )
 
-# Behind a TLS-terminating proxy (README "Production web settings").
+# Behind a TLS-terminating proxy (docs/install.md "TLS and secrets").
 CSRF_TRUSTED_ORIGINS = [origin for origin in _CONFIG["PLACEMENT_CSRF_TRUSTED_ORIGINS"] if origin]
 if _CONFIG["PLACEMENT_SECURE_PROXY_SSL_HEADER"]:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -85,9 +85,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # CORS (off unless PLACEMENT_CORS_ALLOWED_ORIGINS is set): preflights are
-    # answered before authentication.
-    "placement_core.cors.CORSMiddleware",
     # The Placement HTTP edge: request ids, auth, microversions, error
     # format, cache headers.  It only acts on API paths (not /admin/,
     # /console/, /static/, /api/).
@@ -141,7 +138,7 @@ if not DATABASE_URL:
     except ValueError as exc:
         raise SystemExit(f"placement: {exc}")
     DATABASE_URL = f"sqlite:///{PLACEMENT_STATE_PATH / state.SQLITE_NAME}"
-# [placement_database] pool, session and timeout options (README "Database
+# [placement_database] pool, session and timeout options (docs/databases.md "Database
 # connections"); the statement timeout bounds the API server only.
 PLACEMENT_DB_STATEMENT_TIMEOUT = _CONFIG["PLACEMENT_DB_STATEMENT_TIMEOUT"] if serving() else 0
 _limits = Limits(
@@ -193,8 +190,9 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_MAX_AGE = 3600
 
-# LOGGING: built above from [DEFAULT] debug, log_file, log_dir, use_json, use_syslog,
-# log_config_append and PLACEMENT_LOG_LEVEL (placement_site/logsetup.py).
+# LOGGING: oslo.log's [DEFAULT] options (debug, log_file, log_dir, use_json,
+# use_journal, use_syslog, log_config_append, ...) from PLACEMENT_OSLO_CONF,
+# PLACEMENT_LOG_LEVEL and PLACEMENT_REQUEST_LOG_LEVEL (placement_site/logsetup.py).
 
 REST_FRAMEWORK = {
     # Authentication and policy are done by the placement edge and by
@@ -231,20 +229,13 @@ SPECTACULAR_SETTINGS = {
 
 # --- Placement configuration (DESIGN.md section 5) -------------------------
 # Each from PLACEMENT_*, else OS_<GROUP>__<OPTION>, else placement.conf
-# (placement_site/config.py; README "Configuration").
+# (placement_site/config.py; docs/configuration.md).
 PLACEMENT_AUTH_STRATEGY = _CONFIG["PLACEMENT_AUTH_STRATEGY"]
 PLACEMENT_ENFORCE_NEW_DEFAULTS = _CONFIG["PLACEMENT_ENFORCE_NEW_DEFAULTS"]
 PLACEMENT_ENFORCE_SCOPE = _CONFIG["PLACEMENT_ENFORCE_SCOPE"]
 PLACEMENT_POLICY_FILE = _CONFIG["PLACEMENT_POLICY_FILE"]
-PLACEMENT_CORS_ALLOWED_ORIGINS = _CONFIG["PLACEMENT_CORS_ALLOWED_ORIGINS"]
-PLACEMENT_CORS_ALLOW_HEADERS = _CONFIG["PLACEMENT_CORS_ALLOW_HEADERS"]
-PLACEMENT_CORS_ALLOW_METHODS = [m.upper() for m in _CONFIG["PLACEMENT_CORS_ALLOW_METHODS"]]
-PLACEMENT_CORS_EXPOSE_HEADERS = _CONFIG["PLACEMENT_CORS_EXPOSE_HEADERS"]
-PLACEMENT_CORS_MAX_AGE = _CONFIG["PLACEMENT_CORS_MAX_AGE"]
-PLACEMENT_CORS_ALLOW_CREDENTIALS = _CONFIG["PLACEMENT_CORS_ALLOW_CREDENTIALS"]
-# Rewrite scheme, host and script prefix from X-Forwarded-* / Forwarded
-# (placement_site/proxy.py, applied in wsgi.py).
-PLACEMENT_ENABLE_PROXY_HEADERS_PARSING = _CONFIG["PLACEMENT_ENABLE_PROXY_HEADERS_PARSING"]
+# [cors], [oslo_middleware] and [healthcheck] are read by oslo.middleware
+# itself from PLACEMENT_OSLO_CONF (placement_site/httpstack.py, wsgi.py).
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES"]
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = _CONFIG["PLACEMENT_MAX_ALLOCATION_CANDIDATES"]
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = _CONFIG["PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY"]

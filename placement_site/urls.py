@@ -16,7 +16,7 @@ from allocations.api import views as allocations_views
 from candidates.api import views as candidates_views
 from console import views as console_views
 from operations.api import history_views
-from placement_core import handlers, health
+from placement_core import handlers
 from placement_core.views import RootView
 from planning.api import metrics_views
 from planning.api import views as planning_views
@@ -67,8 +67,8 @@ urlpatterns = [
     path("planning/drain", planning_views.DrainView.as_view(), name="planning-drain"),
     path("planning/forecast", planning_views.ForecastView.as_view(), name="planning-forecast"),
     path("planning/failures", planning_views.FailuresView.as_view(), name="planning-failures"),
-    # Not Placement API: operations endpoints (placement_core.health, ...).
-    path("healthcheck", health.healthcheck, name="healthcheck"),
+    # Not Placement API: operations endpoints (GET /healthcheck is answered
+    # in front of Django, placement_site/httpstack.py).
     path("metrics", metrics_views.MetricsView.as_view(), name="metrics"),
     path("history/consumers/<str:uuid>", history_views.ConsumerHistoryView.as_view(),
          name="consumer-history"),

@@ -41,11 +41,12 @@ def application(environ, start_response):  # noqa: F811
     return _django_application(environ, start_response)
 
 
-# Behind a proxy: X-Forwarded-* / Forwarded, when the operator trusts them
-# (placement_site/proxy.py). Outermost, so keystonemiddleware sees them too.
-from placement_site import proxy as _proxy  # noqa: E402
+# The HTTP edge from oslo.middleware, as upstream's: proxy headers, request
+# id, CORS, /healthcheck (placement_site/httpstack.py).  Outermost, so
+# keystonemiddleware and Django see what it sets.
+from placement_site import httpstack as _httpstack  # noqa: E402
 
-application = _proxy.wrap(application)
+application = _httpstack.build(application, settings.PLACEMENT_OSLO_CONF)
 
 # Refuse to serve without a database: retry for PLACEMENT_DB_STARTUP_WAIT
 # seconds, then exit non-zero.  Exit status 3 is gunicorn's "worker failed
