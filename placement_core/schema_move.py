@@ -4,7 +4,7 @@ Before it took upstream's schema (placement_core.shared_schema) this service
 kept the same twelve tables under its own layout: bigint keys, ``parent_id``
 / ``root_id``, allocations naming their consumer by its row id, link tables
 with an ``id`` column, resource class ids in creation order.  The migration
-``allocations.0009_shared_schema`` calls ``move_to_shared_schema``: every
+``allocations.0008_shared_schema`` calls ``move_to_shared_schema``: every
 row is copied aside, the old tables dropped, upstream's created and the rows
 copied back, translated.  Ids are kept, except resource classes', which take
 upstream's numbering (a standard class's index in os-resource-classes'

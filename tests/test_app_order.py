@@ -9,27 +9,10 @@ sits on top of everything and nothing imports it.  The imports are read from the
 import inside a function counts too.
 """
 import ast
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-LAYER = {
-    "placement_core": 0,
-    "resource_classes": 1,
-    "providers": 2,
-    "allocations": 3,
-    "candidates": 4,
-    "operations": 4,
-    "planning": 5,
-    "reshaper": 6,
-    "console": 6,
-    "maintenance": 6,
-    "placement_site": 7,
-    # Upstream's entry points (placement.wsgi.api, placement-api) on top.
-    "placement": 8,
-}
+from tests.support.layout import LAYER, ROOT, project_files
 
 
 def _imports(source, filename="<source>"):
@@ -53,17 +36,10 @@ def against_the_order(relative, source):
     ]
 
 
-def _project_files():
-    for app in LAYER:
-        for path in sorted((ROOT / app).rglob("*.py")):
-            if "migrations" not in path.parts:
-                yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
-
-
 def test_no_import_runs_against_the_app_order():
     unexpected = sorted(
         f"{relative}:{line} imports {module}"
-        for relative, source in _project_files()
+        for relative, source in project_files()
         for line, module in against_the_order(relative, source)
     )
     assert unexpected == []
@@ -87,7 +63,7 @@ def test_nothing_outside_console_imports_console():
     # their 404 and 500) to it.
     users = sorted(
         f"{relative}:{line}"
-        for relative, source in _project_files()
+        for relative, source in project_files()
         if not relative.startswith(("console/", "placement_site/"))
         for line, module in _imports(source, relative)
         if module.split(".")[0] == "console"
@@ -129,7 +105,7 @@ def test_the_candidate_engine_imports_no_api_package():
     # the other way round.
     found = sorted(
         f"{relative}:{line} imports {module}"
-        for relative, source in _project_files()
+        for relative, source in project_files()
         if relative.startswith("candidates/") and not relative.startswith("candidates/api/")
         for line, module in _imports(source, relative)
         if "api" in module.split(".")[1:]

@@ -11,7 +11,7 @@ or consumer (listed here by model).
 import ast
 import re
 
-from tests.test_app_order import _project_files
+from tests.support.layout import project_files
 
 LOCKING = "providers/locking.py"
 # Rows locked for reasons of their own, never together with providers.
@@ -53,7 +53,7 @@ def _is_docstring_like(text):
 
 def test_locks_and_generation_bumps_live_in_the_locking_module():
     found = [f"{relative}:{line} {what}"
-             for relative, source in _project_files()
+             for relative, source in project_files()
              for line, what in sites(relative, source)]
     assert found == []
 

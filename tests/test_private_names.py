@@ -9,7 +9,7 @@ read as source, tests and migrations aside.
 import ast
 from pathlib import Path
 
-from tests.test_app_order import LAYER, ROOT
+from tests.support.layout import LAYER, ROOT
 
 
 def _module_name(path: Path) -> str:
@@ -83,3 +83,60 @@ def test_the_check_sees_both_ways_of_reaching_in():
     # A module's own private names are its own business.
     assert private_uses("from allocations.services import _check\n",
                         "allocations.services", modules) == []
+
+
+# -- Tests do not lean on each other -------------------------------------------------
+
+def _imported_modules(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+            for alias in node.names:
+                yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def leaning_imports(source: str, own: str) -> list:
+    """(line, module) for each import in ``source`` (the test-tree module
+    ``own``, e.g. ``tests.console.test_pages``) of another package's conftest
+    or of any test module: what tests share lives in ``tests.support``."""
+    package = own.rpartition(".")[0]
+    found = set()
+    for line, name in _imported_modules(ast.parse(source)):
+        parts = name.split(".")
+        if parts[0] != "tests":
+            continue
+        for i, part in enumerate(parts):
+            if part == "conftest" and ".".join(parts[:i]) != package:
+                found.add((line, ".".join(parts[:i + 1])))
+            elif part.startswith("test_"):
+                found.add((line, ".".join(parts[:i + 1])))
+    return sorted(found)
+
+
+def test_no_test_imports_another_packages_conftest_or_a_test_module():
+    tests = ROOT / "tests"
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for path in sorted(tests.rglob("*.py"))
+        for line, module in leaning_imports(path.read_text(encoding="utf-8"),
+                                            _module_name(path))
+    ]
+    assert found == []
+
+
+def test_the_check_catches_a_foreign_conftest_and_a_test_module():
+    source = ("from tests.candidates.conftest import World\n"
+              "import tests.browser.test_console_browser\n"
+              "from tests.commands import test_dump_load\n"
+              "from tests.galera.conftest import sql\n"
+              "from tests.support.world import World\n")
+    assert leaning_imports(source, "tests.console.test_pages") == [
+        (1, "tests.candidates.conftest"), (2, "tests.browser.test_console_browser"),
+        (3, "tests.commands.test_dump_load"), (4, "tests.galera.conftest")]
+    # A package's own conftest is its own business.
+    assert leaning_imports(source, "tests.galera.test_galera_races") == [
+        (1, "tests.candidates.conftest"), (2, "tests.browser.test_console_browser"),
+        (3, "tests.commands.test_dump_load")]

@@ -2,7 +2,7 @@
 ``allocations`` (its migrations 0002, 0003, 0005-0007 made the tables).
 
 State only: the tables keep their names and rows, ``migrate`` runs no DDL
-(``allocations.0008_move_out`` forgets the models on the other side).
+(``allocations.0009_move_out`` forgets the models on the other side).
 """
 from django.db import migrations, models
 

@@ -2,7 +2,7 @@
 migration 0004 made the table).
 
 State only: the table keeps its name and rows, ``migrate`` runs no DDL
-(``allocations.0008_move_out`` forgets the model on the other side).
+(``allocations.0009_move_out`` forgets the model on the other side).
 """
 from django.db import migrations, models
 

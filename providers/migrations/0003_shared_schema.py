@@ -1,6 +1,6 @@
 """The shared tables take upstream's schema (placement_core.shared_schema).
 
-Django's state only: the database side is done by allocations.0009_shared_schema, for all twelve tables at once.
+Django's state only: the database side is done by allocations.0008_shared_schema, for all twelve tables at once.
 """
 
 import django.db.models.deletion

@@ -1,6 +1,6 @@
 """The shared tables take upstream's schema (placement_core.shared_schema).
 
-Django's state only: the database side is done by allocations.0009_shared_schema, for all twelve tables at once.
+Django's state only: the database side is done by allocations.0008_shared_schema, for all twelve tables at once.
 """
 
 import placement_core.shared_schema
@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
         # After every migration that made the old layout, so that none of
         # them sees this state (their foreign keys would take its key types).
         ('providers', '0002_alter_inventory_options'),
-        ('allocations', '0008_move_out'),
+        ('allocations', '0007_allocation_change_event'),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ import pytest
 
 from placement_core.querystring import Flavor, parse_flavors
 from planning.headroom import headroom
-from tests.candidates.conftest import World
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """POST /allocations: many consumers in one transaction (1.13+)."""
 from allocations.models import Allocation, Consumer
-from tests.allocations.conftest import PROJECT, USER, body, detail, new_uuid
+from tests.support.claims import PROJECT, USER, body, detail, new_uuid
 
 
 def _snapshot():

@@ -2,7 +2,7 @@
 import pytest
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from tests.allocations.conftest import PROJECT, USER, body, detail, list_body, new_uuid
+from tests.support.claims import PROJECT, USER, body, detail, list_body, new_uuid
 
 
 def _used(consumer_uuid):

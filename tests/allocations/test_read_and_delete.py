@@ -4,8 +4,8 @@ import re
 import pytest
 
 from allocations.models import Allocation, Consumer, Project
-from tests.allocations.conftest import PROJECT, USER, body, detail, list_body, new_uuid
 from tests.factories import AllocationFactory, ConsumerFactory, resource_class
+from tests.support.claims import PROJECT, USER, body, detail, list_body, new_uuid
 
 HTTP_DATE = re.compile(r"^\w+, \d+ \w+ \d{4} [\d:]+ GMT$")
 

@@ -8,8 +8,8 @@ import pytest
 from django.test import override_settings
 
 from allocations.models import Allocation, Consumer
-from tests.candidates.conftest import World
 from tests.factories import InventoryFactory, ResourceProviderFactory
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from allocations.models import Allocation, Consumer, Project
 from placement_core import errors
 from placement_core.uuids import normalize_uuid
 from providers.locking import LostRace
-from tests.allocations.conftest import PROJECT, USER, new_uuid
+from tests.support.claims import PROJECT, USER, new_uuid
 
 
 def test_lost_race_is_retried(provider, monkeypatch):

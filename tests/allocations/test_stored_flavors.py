@@ -11,7 +11,7 @@ from planning import capacity_metrics, flavor_services
 from planning.headroom import flavor_list, headroom
 from planning.models import Flavor
 from tests import factories as f
-from tests.candidates.conftest import World
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

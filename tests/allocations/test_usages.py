@@ -3,8 +3,8 @@ import re
 
 import pytest
 
-from tests.allocations.conftest import PROJECT, USER, body, detail, new_uuid
 from tests.factories import ResourceProviderFactory
+from tests.support.claims import PROJECT, USER, body, detail, new_uuid
 
 HTTP_DATE = re.compile(r"^\w+, \d+ \w+ \d{4} [\d:]+ GMT$")
 

@@ -7,7 +7,7 @@ import time
 import pytest
 from django.test import Client
 
-from tests.allocations.conftest import new_uuid
+from tests.support.claims import new_uuid
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,7 @@
 """The console's explain page in a real browser (make test-browser), with screenshots."""
 import pytest
 
-from tests.browser.test_console_browser import SHOTS, browser  # noqa: F401  (fixture)
+from tests.browser.conftest import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -10,7 +10,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def cloud(transactional_db):
     from django.contrib.auth import get_user_model
 
-    from tests.candidates.conftest import World
+    from tests.support.world import World
 
     get_user_model().objects.create_user("operator", password="s3cret-pw", is_staff=True)
     w = World()

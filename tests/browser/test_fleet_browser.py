@@ -3,7 +3,7 @@ fullness across pages, the full-hosts page, the audit page with a fix, and
 the phone layout (390 px). Each saves a screenshot in tests/browser/screenshots/."""
 import pytest
 
-from tests.browser.test_console_browser import SHOTS, browser  # noqa: F401  (fixture)
+from tests.browser.conftest import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -2,7 +2,7 @@
 screenshot: every tree at once, search, collapse, and a root's tree totals."""
 import pytest
 
-from tests.browser.test_console_browser import SHOTS, browser  # noqa: F401  (fixture)
+from tests.browser.conftest import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def cloud(transactional_db):
     from django.contrib.auth import get_user_model
 
-    from tests.candidates.conftest import World
+    from tests.support.world import World
 
     get_user_model().objects.create_user("operator", password="s3cret-pw", is_staff=True)
     w = World()

@@ -3,7 +3,7 @@ with a screenshot: per flavor, how many more fit in the cloud and per
 aggregate."""
 import pytest
 
-from tests.browser.test_console_browser import SHOTS, browser  # noqa: F401  (fixture)
+from tests.browser.conftest import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -13,7 +13,7 @@ def cloud(transactional_db, settings):
     from django.contrib.auth import get_user_model
 
     from placement_core.querystring import parse_flavors
-    from tests.candidates.conftest import World
+    from tests.support.world import World
 
     settings.PLACEMENT_FLAVORS = parse_flavors(
         "m1.small=VCPU:1,MEMORY_MB:2048,DISK_GB:20; m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80")

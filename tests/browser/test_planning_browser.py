@@ -4,7 +4,7 @@ aggregate, the forecast and stranded capacity on the Usage page, and a
 scheduling failure found by its global request id."""
 import pytest
 
-from tests.browser.test_console_browser import SHOTS, browser  # noqa: F401  (fixture)
+from tests.browser.conftest import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 GLOBAL = "req-0b1e2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -17,7 +17,7 @@ def cloud(transactional_db):
     from django.utils import timezone
 
     from operations.models import UsageSnapshot
-    from tests.planning.conftest import PlanningWorld
+    from tests.support.world import PlanningWorld
 
     get_user_model().objects.create_user("operator", password="s3cret-pw", is_staff=True)
     w = PlanningWorld()

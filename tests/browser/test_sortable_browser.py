@@ -2,7 +2,6 @@
 displayed units), in a real browser."""
 import pytest
 
-from tests.browser.test_console_browser import browser  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -10,7 +9,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_overview_totals_sort_by_raw_capacity(browser, live_server, transactional_db):  # noqa: F811
     from django.contrib.auth import get_user_model
 
-    from tests.candidates.conftest import World
+    from tests.support.world import World
 
     get_user_model().objects.create_user("operator", password="s3cret-pw", is_staff=True)
     w = World()

@@ -1,7 +1,7 @@
 """GET /allocation_candidates: single providers, sharing providers, traits, limit."""
 import pytest
 
-from tests.candidates.conftest import uuids_in
+from tests.support.world import uuids_in
 
 URL = "/allocation_candidates"
 

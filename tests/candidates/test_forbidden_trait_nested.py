@@ -6,8 +6,8 @@ compute node without the trait is a candidate whatever its children have.
 import pytest
 
 from providers.models import ProviderTrait
-from tests.candidates.conftest import uuids_in
 from tests.factories import trait
+from tests.support.world import uuids_in
 
 URL = "/allocation_candidates"
 

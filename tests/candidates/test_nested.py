@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.candidates.conftest import uuids_in
+from tests.support.world import uuids_in
 
 URL = "/allocation_candidates"
 

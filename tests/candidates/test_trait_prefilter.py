@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.candidates.conftest import uuids_in
+from tests.support.world import uuids_in
 
 URL = "/allocation_candidates"
 

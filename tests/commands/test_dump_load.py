@@ -5,34 +5,13 @@ import pytest
 from allocations.models import Allocation, Consumer
 from providers.models import Inventory, ResourceProvider
 from tests import factories as f
-from tests.commands.helpers import run
+from tests.commands.helpers import populate, run, snapshot
 
 pytestmark = pytest.mark.django_db
 
 
-def _populate():
-    root = f.ResourceProviderFactory(name="cn1", generation=7)
-    child = f.ResourceProviderFactory(name="cn1-numa0", parent=root)
-    f.InventoryFactory(resource_provider=child, total=16, allocation_ratio=4.0)
-    gold = f.ResourceClassFactory(name="CUSTOM_GOLD")
-    f.InventoryFactory(resource_provider=root, resource_class=gold, total=2)
-    root.traits.add(f.TraitFactory(name="CUSTOM_FAST"))
-    agg = f.AggregateFactory()
-    root.aggregates.add(agg)
-    c = f.ConsumerFactory(generation=3, consumer_type=f.ConsumerTypeFactory(name="MIGRATION"))
-    f.AllocationFactory(consumer=c, resource_provider=child, used=4)
-    f.AllocationFactory(consumer=c, resource_provider=root, resource_class=gold, used=1)
-    return root, child, c
-
-
-def _snapshot():
-    code, out = run("export_json")
-    assert code == 0
-    return json.loads(out)
-
-
 def test_round_trip_into_empty_database(tmp_path):
-    _populate()
+    populate()
     path = tmp_path / "dump.json"
     assert run("export_json", "-o", str(path))[0] == 0
     before = json.loads(path.read_text())
@@ -52,17 +31,17 @@ def test_round_trip_into_empty_database(tmp_path):
 
     code, out = run("load_json", str(path))
     assert code == 0, out
-    assert _snapshot() == before
+    assert snapshot() == before
     assert ResourceProvider.objects.get(name="cn1").generation == 7
 
     code, out = run("load_json", str(path))
     assert "loaded resource_providers: 2 (0 created, 0 updated)" in out
     assert "loaded allocations: 2 (0 created, 0 updated)" in out
-    assert _snapshot() == before
+    assert snapshot() == before
 
 
 def test_load_restores_changed_rows(tmp_path):
-    root, child, c = _populate()
+    root, child, c = populate()
     path = tmp_path / "dump.json"
     run("export_json", "-o", str(path))
     before = json.loads(path.read_text())
@@ -72,7 +51,7 @@ def test_load_restores_changed_rows(tmp_path):
     root.traits.clear()
     code, out = run("load_json", str(path))
     assert code == 0, out
-    assert _snapshot() == before
+    assert snapshot() == before
 
 
 def test_load_rejects_bad_input(tmp_path):

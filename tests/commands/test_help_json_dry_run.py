@@ -65,7 +65,7 @@ def test_prune_allocation_history_dry_run(settings):
     settings.PLACEMENT_ALLOCATION_HISTORY_RETENTION_DAYS = 7
     rp = f.InventoryFactory().resource_provider
     from allocations.services import allocations_set
-    from tests.allocations.conftest import PROJECT, USER, new_uuid
+    from tests.support.claims import PROJECT, USER, new_uuid
 
     allocations_set(consumer_uuid=new_uuid(), allocations={rp.uuid: {"VCPU": 1}},
                     project_id=PROJECT, user_id=USER, consumer_generation=None)

@@ -18,8 +18,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 
 from tests.commands import upstream_schema
-from tests.commands.test_dump_load import _populate, _snapshot
-from tests.commands.test_load_validation import _every_row
+from tests.commands.helpers import every_row, populate, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +109,7 @@ def test_every_option_of_every_command_with_hostile_values():
 
     from tests import factories as f
 
-    _populate()
+    populate()
     # heal_consumers writes only when a consumer waits for healing.
     f.ConsumerFactory(project=f.ProjectFactory(
         external_id=settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID))
@@ -127,7 +126,7 @@ def test_every_option_of_every_command_with_hostile_values():
 
 
 def test_positional_arguments_with_hostile_values():
-    _populate()
+    populate()
     failures = _probe(("explain_candidates", value) for value in HOSTILE)
     failures += _probe(("explain_candidates", f"resources={value}") for value in HOSTILE)
     failures += _probe(("explain_candidates", f"resources=VCPU:1&limit={value}")
@@ -146,8 +145,8 @@ def test_positional_arguments_with_hostile_values():
 
 
 def _dump():
-    _populate()
-    return _snapshot()
+    populate()
+    return snapshot()
 
 
 def _variants(dump):
@@ -228,7 +227,7 @@ def _variants(dump):
 
 def test_load_json_refuses_what_is_not_a_dump_and_writes_nothing(tmp_path):
     dump = _dump()
-    stored = _every_row()
+    stored = every_row()
     failures = []
     for name, text in _variants(dump):
         path = tmp_path / "dump.json"
@@ -240,16 +239,16 @@ def test_load_json_refuses_what_is_not_a_dump_and_writes_nothing(tmp_path):
             code, problem = _run(*args)
             if problem:
                 failures.append(f"{name} {args[1:-1]} -> {problem}")
-            if _every_row() != stored:
+            if every_row() != stored:
                 if code != 0 or "--dry-run" in args:
                     failures.append(f"{name} {args[1:-1]} -> exit {code} and the database "
                                     "changed")
-                stored = _every_row()
+                stored = every_row()
     assert not failures, "\n".join(failures)
 
 
 def test_load_json_given_paths_that_are_not_files(tmp_path):
-    _populate()
+    populate()
     (tmp_path / "dir").mkdir()
     failures = _probe(("load_json", path) for path in [
         str(tmp_path / "missing.json"), str(tmp_path / "dir"), str(tmp_path / "a\x00b"),
@@ -303,18 +302,18 @@ UPSTREAM_CHANGES = {
 
 
 def test_import_upstream_given_hostile_databases(tmp_path):
-    _populate()
-    stored = _every_row()
+    populate()
+    stored = every_row()
     failures = []
     for name, change in UPSTREAM_CHANGES.items():
         url = _upstream(tmp_path, name.replace(" ", "_"), change)
         code, problem = _run("import_upstream", "--database-url", url)
         if problem:
             failures.append(f"{name} -> {problem}")
-        if _every_row() != stored:
+        if every_row() != stored:
             if code != 0:
                 failures.append(f"{name} -> exit {code} but the database changed")
-            stored = _every_row()
+            stored = every_row()
     failures += _probe(("import_upstream", "--database-url", url) for url in [
         *HOSTILE, f"sqlite:///{tmp_path}", f"sqlite:///{tmp_path}/missing/x.db",
         "postgres://nobody@127.0.0.1:1/x", "mysql://nobody@127.0.0.1:1/x", "http://x",

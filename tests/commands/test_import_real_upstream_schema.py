@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.commands import upstream_schema as up
-from tests.commands.helpers import run
-from tests.commands.test_import_upstream import _check_imported
+from tests.commands.helpers import check_imported, run
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +48,7 @@ def test_import_from_db_synced_by_upstream(placement_manage, tmp_path):
     up.build(str(db), create=False)  # the sample rows, into upstream's real tables
     code, out = run("import_upstream", "--database-url", f"sqlite:///{db}")
     assert code == 0, out
-    _check_imported()
+    check_imported()
     code, out = run("import_upstream", "--database-url", f"sqlite:///{db}")
     assert "loaded resource_providers: 3 (0 created, 0 updated)" in out
 
@@ -80,7 +79,7 @@ def test_import_from_mariadb_synced_by_upstream(placement_manage, tmp_path):
         conn.close()
         code, out = run("import_upstream", "--database-url", url)
         assert code == 0, out
-        _check_imported()
+        check_imported()
     finally:
         admin.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
         admin.close()

@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from tests.commands.helpers import run
-from tests.commands.test_dump_load import _populate, _snapshot
+from tests.commands.helpers import every_row, populate, run, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -54,24 +53,11 @@ KINDS = ["negative total", "reserved above total", "max_unit 0", "negative alloc
          "consumer type too long"]
 
 
-def _every_row():
-    """Every row of every table, ids and timestamps included: the database
-    as stored, not as exported."""
-    from django.db import connection
-
-    rows = {}
-    with connection.cursor() as cursor:
-        for table in sorted(connection.introspection.table_names()):
-            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
-            rows[table] = sorted(map(repr, cursor.fetchall()))
-    return rows
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_bad_row_refuses_the_whole_file(tmp_path, kind):
-    _populate()
-    before = _snapshot()
-    stored = _every_row()
+    populate()
+    before = snapshot()
+    stored = every_row()
     dump = copy.deepcopy(before)
     # Something else changes too, to show nothing at all is written.
     dump["resource_providers"][0]["name"] = "renamed-by-the-load"
@@ -81,13 +67,13 @@ def test_a_bad_row_refuses_the_whole_file(tmp_path, kind):
     code, out = run("load_json", str(path))
     assert code == 2
     assert "refused, nothing written" in out
-    assert _snapshot() == before
-    assert _every_row() == stored
+    assert snapshot() == before
+    assert every_row() == stored
 
 
 def test_the_message_names_row_and_reason(tmp_path):
-    _populate()
-    dump = _snapshot()
+    populate()
+    dump = snapshot()
     rp, inv = _first_inventory(dump)
     inv["reserved"] = inv["total"] + 1
     path = tmp_path / "bad.json"
@@ -99,8 +85,8 @@ def test_the_message_names_row_and_reason(tmp_path):
 
 
 def test_a_good_dump_still_loads(tmp_path):
-    _populate()
-    dump = _snapshot()
+    populate()
+    dump = snapshot()
     path = tmp_path / "good.json"
     path.write_text(json.dumps(dump))
     assert run("load_json", str(path))[0] == 0
@@ -111,7 +97,7 @@ def test_status_and_audit_flag_rows_written_behind_the_api():
 
     from providers.models import Inventory
 
-    _populate()
+    populate()
     inv = Inventory.objects.select_related("resource_provider").first()
     with connection.cursor() as cursor:
         cursor.execute("UPDATE inventories SET reserved = total + 5 WHERE id = %s", [inv.pk])
@@ -150,7 +136,7 @@ def test_status_and_audit_flag_names_and_consumer_uuids_the_api_would_refuse():
     from providers.models import Inventory
     from resource_classes.models import ResourceClass, Trait
 
-    root, _, consumer = _populate()
+    root, _, consumer = populate()
     odd = ResourceClass.objects.create(id=10000, name="NOT_A_CLASS")
     Inventory.objects.create(resource_provider=root, resource_class=odd, total=4, max_unit=4)
     Trait.objects.create(name="lower_case")

@@ -14,9 +14,7 @@ import uuid
 import pytest
 
 from tests import factories as f
-from tests.commands.helpers import run
-from tests.commands.test_dump_load import _populate, _snapshot
-from tests.commands.test_load_validation import _every_row
+from tests.commands.helpers import every_row, populate, run, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -32,14 +30,14 @@ def _provider(dump, name):
 
 
 def _refused(tmp_path, dump, *reasons, flags=()):
-    stored = _every_row()
+    stored = every_row()
     code, out = _load(tmp_path, dump, *flags)
     assert code == 2, out
     assert "refused, nothing written" in out
     for reason in reasons:
         assert reason in out, out
     assert "Traceback" not in out
-    assert _every_row() == stored
+    assert every_row() == stored
     return out
 
 
@@ -53,8 +51,8 @@ def _consumer(rp_uuid, rc, used, **extra):
 
 
 def test_allocations_over_capacity_in_the_file_alone(tmp_path):
-    _populate()
-    dump = _snapshot()
+    populate()
+    dump = snapshot()
     child = _provider(dump, "cn1-numa0")  # VCPU: total 16, ratio 4: capacity 64
     dump["consumers"].append(_consumer(child["uuid"], "VCPU", 61))  # 4 + 61 > 64
     _refused(tmp_path, dump, f"provider {child['uuid']!r} VCPU",
@@ -62,18 +60,18 @@ def test_allocations_over_capacity_in_the_file_alone(tmp_path):
 
 
 def test_allocations_over_capacity_on_top_of_what_is_stored(tmp_path):
-    root, child, _ = _populate()
+    root, child, _ = populate()
     # Stored, and not in the file: another consumer holding 40 VCPU.
     f.AllocationFactory(resource_provider=child, used=40)
-    dump = _snapshot()
+    dump = snapshot()
     dump["consumers"] = [c for c in dump["consumers"] if c["allocations"][0]["used"] != 40]
     dump["consumers"].append(_consumer(child.uuid, "VCPU", 21))  # 4 + 40 + 21 > 64
     _refused(tmp_path, dump, "would hold 65 against a capacity of 64")
 
 
 def test_an_allocation_of_a_class_without_inventory(tmp_path):
-    root, _, _ = _populate()
-    dump = _snapshot()
+    root, _, _ = populate()
+    dump = snapshot()
     dump["consumers"].append(_consumer(root.uuid, "DISK_GB", 1))
     out = _refused(tmp_path, dump, f"consumers[1] ({dump['consumers'][1]['uuid']!r})",
                    "has no DISK_GB inventory")
@@ -83,17 +81,17 @@ def test_an_allocation_of_a_class_without_inventory(tmp_path):
 
 
 def test_an_inventory_shrunk_below_stored_allocations(tmp_path):
-    root, child, _ = _populate()
+    root, child, _ = populate()
     f.AllocationFactory(resource_provider=child, used=40)  # not in the file
-    dump = _snapshot()
+    dump = snapshot()
     dump["consumers"] = [c for c in dump["consumers"] if c["allocations"][0]["used"] != 40]
     _provider(dump, "cn1-numa0")["inventories"]["VCPU"]["total"] = 10  # capacity 40 < 44
     _refused(tmp_path, dump, "would hold 44 against a capacity of 40")
 
 
 def test_an_inventory_dropped_under_stored_allocations(tmp_path):
-    root, child, consumer = _populate()
-    dump = _snapshot()
+    root, child, consumer = populate()
+    dump = snapshot()
     dump["consumers"] = []  # the stored consumer keeps its allocations
     del _provider(dump, "cn1")["inventories"]["CUSTOM_GOLD"]
     _refused(tmp_path, dump, f"consumer {consumer.uuid} (in the database)",
@@ -101,8 +99,8 @@ def test_an_inventory_dropped_under_stored_allocations(tmp_path):
 
 
 def test_the_flag_relaxes_the_capacity_rule_only(tmp_path):
-    _populate()
-    dump = _snapshot()
+    populate()
+    dump = snapshot()
     child = _provider(dump, "cn1-numa0")
     dump["consumers"].append(_consumer(child["uuid"], "VCPU", 100))
     code, out = _load(tmp_path, dump, "--allow-over-capacity")
@@ -113,9 +111,9 @@ def test_the_flag_relaxes_the_capacity_rule_only(tmp_path):
 
 
 def test_within_capacity_with_stored_usage_loads(tmp_path):
-    root, child, _ = _populate()
+    root, child, _ = populate()
     f.AllocationFactory(resource_provider=child, used=40)
-    dump = _snapshot()
+    dump = snapshot()
     dump["consumers"] = [c for c in dump["consumers"] if c["allocations"][0]["used"] != 40]
     dump["consumers"].append(_consumer(child.uuid, "VCPU", 20))  # 4 + 40 + 20 = 64
     code, out = _load(tmp_path, dump)
@@ -204,8 +202,8 @@ def test_a_duplicate_provider_name(tmp_path):
 
 
 def test_a_duplicate_consumer_uuid(tmp_path):
-    _populate()
-    dump = _snapshot()
+    populate()
+    dump = snapshot()
     dump["consumers"].append(copy.deepcopy(dump["consumers"][0]))
     _one_line_refusal(tmp_path, dump, "consumers[1]")
     _one_line_refusal(tmp_path, dump, "uuid also given by consumers[0]")

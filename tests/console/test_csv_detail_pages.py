@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from allocations.services import allocations_set
 from operations import snapshots
-from tests.allocations.conftest import PROJECT, USER, new_uuid
-from tests.candidates.conftest import World
+from tests.support.claims import PROJECT, USER, new_uuid
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

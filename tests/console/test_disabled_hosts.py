@@ -11,8 +11,8 @@ from django.utils.html import strip_tags
 from placement_core.querystring import Flavor
 from planning.headroom import headroom
 from providers.models import Inventory
-from tests.candidates.conftest import World
 from tests.commands.helpers import run
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

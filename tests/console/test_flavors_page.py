@@ -10,7 +10,7 @@ from django.test import Client
 from placement_core.querystring import Flavor as Spec
 from planning.models import Flavor
 from tests import factories as f
-from tests.candidates.conftest import World
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

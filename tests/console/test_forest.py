@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils.html import strip_tags
 
-from tests.candidates.conftest import World
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

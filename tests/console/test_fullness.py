@@ -11,42 +11,9 @@ import uuid
 import pytest
 
 from console import views
+from tests.console.api_cloud import MV, api_allocate, api_provider
 
 pytestmark = pytest.mark.django_db
-
-MV = "1.39"
-
-
-def _provider(api, name, parent=None, inventory=None, traits=(), aggregates=()):
-    body = {"name": name, "uuid": str(uuid.uuid4())}
-    if parent:
-        body["parent_provider_uuid"] = parent
-    assert api.post("/resource_providers", json=body, mv=MV).status_code == 200
-    rp = body["uuid"]
-    if inventory:
-        inv = {rc: spec if isinstance(spec, dict) else {"total": spec}
-               for rc, spec in inventory.items()}
-        assert api.put(f"/resource_providers/{rp}/inventories", mv=MV, json={
-            "resource_provider_generation": 0, "inventories": inv}).status_code == 200
-    gen = api.get(f"/resource_providers/{rp}", mv=MV).json()["generation"]
-    if traits:
-        assert api.put(f"/resource_providers/{rp}/traits", mv=MV, json={
-            "resource_provider_generation": gen, "traits": list(traits)}).status_code == 200
-        gen += 1
-    if aggregates:
-        assert api.put(f"/resource_providers/{rp}/aggregates", mv=MV, json={
-            "resource_provider_generation": gen, "aggregates": list(aggregates)}).status_code == 200
-    return rp
-
-
-def _allocate(api, allocations, consumer_type="INSTANCE"):
-    consumer = str(uuid.uuid4())
-    resp = api.put(f"/allocations/{consumer}", mv=MV, json={
-        "allocations": {rp: {"resources": res} for rp, res in allocations.items()},
-        "project_id": "p", "user_id": "u", "consumer_generation": None,
-        "consumer_type": consumer_type})
-    assert resp.status_code == 204, resp.content
-    return consumer
 
 
 @pytest.fixture
@@ -55,32 +22,32 @@ def cloud(api):
     cells, bandwidth on a NIC), a shared disk pool, an empty host; amounts
     chosen so that every provider's fullest class differs."""
     agg = str(uuid.uuid4())
-    pool = _provider(api, "pool", inventory={"DISK_GB": {"total": 1000, "reserved": 100}},
+    pool = api_provider(api, "pool", inventory={"DISK_GB": {"total": 1000, "reserved": 100}},
                      traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[agg])
     names = {pool: "pool"}
     hosts = {}
     for i, (mem_used, cpu0, cpu1, disk) in enumerate(
             [(30000, 30, 10, 450), (8000, 62, 2, 90), (60000, 4, 4, 300)]):
-        root = _provider(api, f"host{i}", inventory={
+        root = api_provider(api, f"host{i}", inventory={
             "MEMORY_MB": {"total": 65536, "reserved": 2048},
             "DISK_GB": {"total": 500, "allocation_ratio": 1.0}}, aggregates=[agg])
-        numa = [_provider(api, f"host{i}-numa{j}", parent=root,
+        numa = [api_provider(api, f"host{i}-numa{j}", parent=root,
                           inventory={"VCPU": {"total": 16, "allocation_ratio": 4.0}})
                 for j in range(2)]
-        nic = _provider(api, f"host{i}-nic", parent=root,
+        nic = api_provider(api, f"host{i}-nic", parent=root,
                         inventory={"NET_BW_EGR_KILOBIT_PER_SEC": 10_000_000})
         names.update({root: f"host{i}", numa[0]: f"host{i}-numa0", numa[1]: f"host{i}-numa1",
                       nic: f"host{i}-nic"})
         # One consumer spanning the root, a NUMA cell, the NIC and the pool.
-        _allocate(api, {root: {"MEMORY_MB": mem_used // 2}, numa[0]: {"VCPU": cpu0},
+        api_allocate(api, {root: {"MEMORY_MB": mem_used // 2}, numa[0]: {"VCPU": cpu0},
                         nic: {"NET_BW_EGR_KILOBIT_PER_SEC": 1_000_000 * (i + 1)},
                         pool: {"DISK_GB": disk // 3}})
-        _allocate(api, {root: {"MEMORY_MB": mem_used - mem_used // 2, "DISK_GB": disk},
+        api_allocate(api, {root: {"MEMORY_MB": mem_used - mem_used // 2, "DISK_GB": disk},
                         numa[1]: {"VCPU": cpu1}})
         hosts[root] = numa
-    empty = _provider(api, "empty-host", inventory={"VCPU": 8})
+    empty = api_provider(api, "empty-host", inventory={"VCPU": 8})
     names[empty] = "empty-host"
-    bare = _provider(api, "no-inventory")
+    bare = api_provider(api, "no-inventory")
     names[bare] = "no-inventory"
     return {"names": names, "pool": pool, "hosts": hosts}
 

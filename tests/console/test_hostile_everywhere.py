@@ -15,8 +15,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from planning.models import Flavor
-from tests.conftest import PlacementClient
 from tests.console.populate import populate, record_failures
+from tests.support.api import PlacementClient
 
 pytestmark = pytest.mark.django_db
 

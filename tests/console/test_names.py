@@ -7,7 +7,7 @@ import uuid
 import pytest
 from django.utils.html import strip_tags
 
-from tests.console.test_fullness import MV, _allocate, _provider
+from tests.console.api_cloud import MV, api_allocate, api_provider
 
 pytestmark = pytest.mark.django_db
 
@@ -18,13 +18,13 @@ def moving(api):
     consumer holds the source, the instance the destination), a volume
     pool shared through an aggregate."""
     agg = str(uuid.uuid4())
-    pool = _provider(api, "volume-pool", inventory={"DISK_GB": 2000},
+    pool = api_provider(api, "volume-pool", inventory={"DISK_GB": 2000},
                      traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[agg])
-    src = _provider(api, "src-host", inventory={"MEMORY_MB": 32768}, aggregates=[agg])
-    src_numa = _provider(api, "src-host-numa0", parent=src, inventory={"VCPU": 16})
-    dst = _provider(api, "dst-host", inventory={"MEMORY_MB": 32768}, aggregates=[agg])
-    dst_numa = _provider(api, "dst-host-numa0", parent=dst, inventory={"VCPU": 16})
-    instance = _allocate(api, {src: {"MEMORY_MB": 4096}, src_numa: {"VCPU": 2},
+    src = api_provider(api, "src-host", inventory={"MEMORY_MB": 32768}, aggregates=[agg])
+    src_numa = api_provider(api, "src-host-numa0", parent=src, inventory={"VCPU": 16})
+    dst = api_provider(api, "dst-host", inventory={"MEMORY_MB": 32768}, aggregates=[agg])
+    dst_numa = api_provider(api, "dst-host-numa0", parent=dst, inventory={"VCPU": 16})
+    instance = api_allocate(api, {src: {"MEMORY_MB": 4096}, src_numa: {"VCPU": 2},
                                pool: {"DISK_GB": 40}})
     migration = str(uuid.uuid4())
     resp = api.post("/allocations", mv=MV, json={

@@ -168,7 +168,7 @@ def test_why_no_candidates(staff, data, django_assert_max_num_queries):
 
 def test_why_multi_class_group_is_not_met_by_providers_each_lacking_a_class(staff, db):
     # The old page said such providers "satisfy this group on their own".
-    from tests.candidates.conftest import World
+    from tests.support.world import World
 
     w = World()
     w.provider("cpu-only", inventory={"VCPU": 8})

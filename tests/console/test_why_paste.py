@@ -9,7 +9,7 @@ import pytest
 from django.utils.html import strip_tags
 
 from console.paste import NoQuery, query_of
-from tests.candidates.conftest import World
+from tests.support.world import World
 
 pytestmark = pytest.mark.django_db
 

@@ -126,7 +126,7 @@ def test_a_policy_found_the_oslo_way_is_enforced(tmp_path, settings, where):
     values, _ = config.load({"OS_PLACEMENT_CONFIG_DIR": str(tmp_path)})
     settings.PLACEMENT_POLICY_FILE = values["PLACEMENT_POLICY_FILE"]
     settings.PLACEMENT_POLICY_DIRS = values["PLACEMENT_POLICY_DIRS"]
-    from tests.conftest import PlacementClient
+    from tests.support.api import PlacementClient
 
     client = PlacementClient()
     assert client.get("/resource_providers").status_code == 403

@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from tests.conftest import PlacementClient
+from tests.support.api import PlacementClient
 
 GLOBAL_ID = "req-12345678-1234-1234-1234-123456789abc"
 

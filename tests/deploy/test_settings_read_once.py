@@ -9,7 +9,7 @@ Django) touch ``os.environ``.
 """
 import ast
 
-from tests.test_app_order import _project_files
+from tests.support.layout import project_files
 
 READERS = {
     "placement_site/config.py",
@@ -41,7 +41,7 @@ def readers(relative, source):
 
 def test_only_config_reads_the_environment_and_settings_have_one_default():
     found = [f"{relative}:{line} {what}"
-             for relative, source in _project_files()
+             for relative, source in project_files()
              for line, what in readers(relative, source)]
     assert found == []
 

@@ -3,10 +3,11 @@ refused for a real deployment, static files come from WhiteNoise."""
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from tests.deploy.test_config import PROJECT_DIR
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 PRODUCTION = {
     "PLACEMENT_SECRET_KEY": "x" * 30 + "-a-long-random-production-key-0123456789",

@@ -1,6 +1,6 @@
 """POST /reshaper answers as upstream does (B03, B05, B08, B09)."""
-from tests.conftest import PlacementClient
 from tests.fidelity.conftest import PROJECT, USER, new_uuid
+from tests.support.api import PlacementClient
 
 RESHAPER = "1.30"
 

@@ -17,15 +17,6 @@ DB_NAME = "placement_galera"
 NODES = (1, 2, 3)
 
 
-def pytest_collection_modifyitems(config, items):
-    if os.environ.get("PLACEMENT_GALERA_TEST") == "1":
-        return
-    skip = pytest.mark.skip(reason="Galera cluster test: run `make test-galera`")
-    for item in items:
-        if "galera" in item.keywords:
-            item.add_marker(skip)
-
-
 def sql(node, statement, *, db=None, sync_wait=None):
     conn = pymysql.connect(host="127.0.0.1", port=SQL_PORT + node, user="root", database=db,
                            autocommit=True, connect_timeout=5)

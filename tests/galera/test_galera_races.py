@@ -7,7 +7,6 @@ over-commit a provider or lose a write, and every server must read back the
 same state. Then one node is killed with SIGKILL mid-run.
 """
 import json
-import statistics
 import subprocess
 import threading
 import time
@@ -219,24 +218,27 @@ def test_node_killed_mid_run(servers):
            for n in NODES for p in phases}}
 
 
-def test_read_your_writes_cost(servers):
-    """Not a timing assertion: measures wsrep_sync_wait for the report."""
-    def median_ms(sync_wait):
-        import pymysql
+def test_a_write_through_one_node_is_read_through_another_at_once(servers):
+    """The servers run with PLACEMENT_DB_SYNC_WAIT=1 (wsrep_sync_wait): a read
+    on node 2 waits for what node 1 committed, so a client that writes
+    through one server and reads through another sees its own write.
 
-        from tests.galera.conftest import SQL_PORT
-        conn = pymysql.connect(host="127.0.0.1", port=SQL_PORT + 2, user="root", database=DB_NAME,
-                               autocommit=True)
-        with conn.cursor() as cur:
-            cur.execute(f"SET SESSION wsrep_sync_wait = {sync_wait}")
-            samples = []
-            for _ in range(300):
-                t = time.perf_counter()
-                cur.execute("SELECT generation FROM resource_providers ORDER BY id LIMIT 1")
-                cur.fetchall()
-                samples.append((time.perf_counter() - t) * 1000)
-        conn.close()
-        return round(statistics.median(samples), 3)
+    (This replaced a test that only printed the median cost of sync_wait:
+    speed is measured in benchmarks, not in a test that cannot fail.)"""
+    rp = make_provider(servers, 8)
+    for round_ in range(20):
+        r = call(servers.bases[1], "PUT", f"/resource_providers/{rp}/inventories",
+                 body={"resource_provider_generation": round_ + 1,
+                       "inventories": {"VCPU": {"total": 8 + round_}}})
+        assert r.status_code == 200, r.text
+        written = r.json()["resource_provider_generation"]
+        seen = call(servers.bases[2], "GET", f"/resource_providers/{rp}/inventories").json()
+        assert (seen["resource_provider_generation"], seen["inventories"]["VCPU"]["total"]) == (
+            written, 8 + round_)
 
-    FIGURES["read_your_writes_ms"] = {"sync_wait_0": median_ms(0), "sync_wait_1": median_ms(1)}
+
+@pytest.fixture(scope="module", autouse=True)
+def report_figures():
+    """The races' counts, printed once for the run's report."""
+    yield
     print("\nGALERA FIGURES " + json.dumps(FIGURES, sort_keys=True))

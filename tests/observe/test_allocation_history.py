@@ -12,8 +12,8 @@ from allocations.models import Allocation
 from allocations.services import allocations_set
 from operations import history
 from operations.models import AllocationChange
-from tests.allocations.conftest import PROJECT, USER, body, new_uuid
-from tests.conftest import PlacementClient
+from tests.support.api import PlacementClient
+from tests.support.claims import PROJECT, USER, body, new_uuid
 
 GLOBAL_ID = "req-11111111-2222-3333-4444-555555555555"
 

@@ -3,7 +3,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from tests.allocations.conftest import body, new_uuid
+from tests.support.claims import body, new_uuid
 
 
 @pytest.fixture

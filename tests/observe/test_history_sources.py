@@ -6,10 +6,10 @@ import json
 import pytest
 
 from operations.models import AllocationChange
-from tests.allocations.conftest import PROJECT, USER, body, new_uuid
 from tests.commands import upstream_schema as up
 from tests.commands.helpers import run
-from tests.conftest import PlacementClient
+from tests.support.api import PlacementClient
+from tests.support.claims import PROJECT, USER, body, new_uuid
 
 
 def _rows(consumer):

@@ -5,8 +5,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from planning import capacity_metrics as capacity
-from tests.allocations.conftest import body, new_uuid
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
+from tests.support.claims import body, new_uuid
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,8 @@ from allocations.services import allocations_set
 from operations import snapshots
 from operations.models import UsageSnapshot
 from providers.models import Aggregate, ProviderAggregate
-from tests.allocations.conftest import PROJECT, USER, new_uuid
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
+from tests.support.claims import PROJECT, USER, new_uuid
 
 AGG = "5b1f2c7e-1111-4222-8333-944444444444"
 

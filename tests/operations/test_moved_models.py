@@ -16,7 +16,8 @@ from django.test.utils import CaptureQueriesContext
 from operations.models import AllocationChange, JobLock, UsageSnapshot
 from planning.models import Flavor
 
-OLD_LAYOUT = [("allocations", "0007_allocation_change_event"),
+# Just before the move (after the shared schema, which cannot be undone).
+OLD_LAYOUT = [("allocations", "0008_shared_schema"),
               ("planning", "0001_scheduling_failures"), ("operations", None)]
 MOVED = {"allocationchange": "operations", "usagesnapshot": "operations",
          "joblock": "operations", "flavor": "planning"}

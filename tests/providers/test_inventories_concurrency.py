@@ -2,9 +2,9 @@
 import pytest
 
 from providers.models import Inventory, ResourceProvider
-from tests.conftest import PlacementClient
 from tests.factories import InventoryFactory, ResourceProviderFactory
 from tests.racing import race
+from tests.support.api import PlacementClient
 
 pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 

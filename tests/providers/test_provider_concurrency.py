@@ -7,9 +7,9 @@ let exactly one through.
 import pytest
 
 from providers.models import ProviderAggregate, ProviderTrait, ResourceProvider
-from tests.conftest import PlacementClient
 from tests.factories import ResourceProviderFactory
 from tests.racing import race
+from tests.support.api import PlacementClient
 
 pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 

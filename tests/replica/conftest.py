@@ -24,15 +24,6 @@ HEADERS = {"x-auth-token": "admin", "openstack-api-version": "placement 1.39",
            "accept": "application/json"}
 
 
-def pytest_collection_modifyitems(config, items):
-    if os.environ.get("PLACEMENT_REPLICA_TEST") == "1":
-        return
-    skip = pytest.mark.skip(reason="streaming replica test: run `make test-replica`")
-    for item in items:
-        if "replica" in item.keywords:
-            item.add_marker(skip)
-
-
 def sql(port, statement, params=(), *, db=DB_NAME):
     with psycopg.connect(host="127.0.0.1", port=port, user="root", dbname=db,
                          autocommit=True, connect_timeout=5) as conn:

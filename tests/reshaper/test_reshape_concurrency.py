@@ -5,9 +5,9 @@ from allocations.models import Consumer
 from allocations.services import allocations_set
 from placement_core.errors import PlacementError
 from providers.models import ResourceProvider
-from tests.conftest import PlacementClient
 from tests.racing import race
-from tests.reshaper.test_reshape import World, holdings, inventory_of
+from tests.reshaper.world import World, holdings, inventory_of
+from tests.support.api import PlacementClient
 
 pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 

@@ -2,8 +2,8 @@
 import pytest
 
 from resource_classes.models import ResourceClass, Trait
-from tests.conftest import PlacementClient
 from tests.racing import race
+from tests.support.api import PlacementClient
 
 pytestmark = [pytest.mark.needs_row_locks, pytest.mark.django_db(transaction=True)]
 

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from benchmarks import synthetic_cloud
-from tests.conftest import PlacementClient
+from tests.support.api import PlacementClient
 
 needs_a_server_database = pytest.mark.skipif(
     connection.vendor not in ("postgresql", "mysql"),

@@ -10,7 +10,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("allocations", "0007_allocation_change_event"),
+        ("allocations", "0008_shared_schema"),
         ("operations", "0001_initial"),
         ("planning", "0002_flavor"),
     ]

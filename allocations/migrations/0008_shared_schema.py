@@ -20,7 +20,7 @@ def _move(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('allocations', '0008_move_out'),
+        ('allocations', '0007_allocation_change_event'),
         ('providers', '0003_shared_schema'),
         ('resource_classes', '0003_shared_schema'),
     ]

@@ -1,10 +1,9 @@
-"""Builders of provider trees for the candidate tests (factories + ORM)."""
-import pytest
-
+"""Builders of provider trees and the consumers on them (factories + ORM)."""
 from providers.models import ProviderAggregate, ProviderTrait
 from tests.factories import (
     AggregateFactory,
     AllocationFactory,
+    ConsumerFactory,
     InventoryFactory,
     ResourceProviderFactory,
     resource_class,
@@ -34,9 +33,15 @@ class World:
         AllocationFactory(resource_provider=rp, resource_class=resource_class(rc), used=used)
 
 
-@pytest.fixture
-def world(db):
-    return World()
+class PlanningWorld(World):
+    def consumer(self, holds, uuid=None):
+        """A consumer holding ``{provider: {class: amount}}``."""
+        consumer = ConsumerFactory(**({"uuid": uuid} if uuid else {}))
+        for rp, amounts in holds.items():
+            for rc, n in amounts.items():
+                AllocationFactory(consumer=consumer, resource_provider=rp,
+                                  resource_class=resource_class(rc), used=n)
+        return consumer
 
 
 def uuids_in(body):

@@ -1,1 +1,0 @@
-from tests.allocations.conftest import provider, provider2  # noqa: F401  (fixtures)
