@@ -6,7 +6,9 @@ from factory.django import DjangoModelFactory
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from planning.models import Flavor
-from providers.models import Aggregate, Inventory, ResourceProvider
+from providers.models import (
+    Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider,
+)
 from resource_classes import services as resource_class_services
 from resource_classes.models import ResourceClass, Trait
 
@@ -78,6 +80,22 @@ class InventoryFactory(DjangoModelFactory):
     max_unit = factory.LazyAttribute(lambda o: o.total)
     step_size = 1
     allocation_ratio = 1.0
+
+
+class ProviderTraitFactory(DjangoModelFactory):
+    class Meta:
+        model = ProviderTrait
+
+    resource_provider = factory.SubFactory(ResourceProviderFactory)
+    trait = factory.SubFactory(TraitFactory)
+
+
+class ProviderAggregateFactory(DjangoModelFactory):
+    class Meta:
+        model = ProviderAggregate
+
+    resource_provider = factory.SubFactory(ResourceProviderFactory)
+    aggregate = factory.SubFactory(AggregateFactory)
 
 
 class ProjectFactory(DjangoModelFactory):

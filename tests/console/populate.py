@@ -1,66 +1,67 @@
 """Bulk test data for the console: N compute nodes (each with a NUMA child),
-a sharing disk provider per 10 nodes via aggregates, traits, consumers."""
+a sharing disk provider per 10 nodes via aggregates, traits, consumers.
+
+The rows come from tests/factories.py so the console's cloud and every other
+test's rows are built one way; the names, amounts and creation order (hence
+the ids) are the ones the console's figure tests count against."""
 import uuid
 
-from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
-from resource_classes.models import ResourceClass, Trait
+import factory
+
+from tests.factories import (
+    AggregateFactory, AllocationFactory, ConsumerFactory, ConsumerTypeFactory, InventoryFactory,
+    ProjectFactory, ProviderAggregateFactory, ProviderTraitFactory, ResourceProviderFactory,
+    UserFactory, resource_class, trait,
+)
+
+
+def _each(rows):
+    """One value per row of a batch, in order."""
+    return factory.Iterator(rows, cycle=False)
 
 
 def populate(n_nodes=100):
-    rc = {name: ResourceClass.objects.get(name=name).pk for name in ("VCPU", "MEMORY_MB", "DISK_GB")}
-    avx = Trait.objects.get(name="HW_CPU_X86_AVX").pk
-    share = Trait.objects.get(name="MISC_SHARES_VIA_AGGREGATE").pk
-    roots = [ResourceProvider(uuid=str(uuid.uuid4()), name=f"cn{i:04d}") for i in range(n_nodes)]
-    shared = [ResourceProvider(uuid=str(uuid.uuid4()), name=f"disk{i:03d}")
-              for i in range(max(1, n_nodes // 10))]
-    ResourceProvider.objects.bulk_create(roots + shared)
-    roots = list(ResourceProvider.objects.filter(name__startswith="cn").order_by("name"))
-    shared = list(ResourceProvider.objects.filter(name__startswith="disk").order_by("name"))
-    for rp in roots + shared:
-        rp.root_id = rp.pk
-    ResourceProvider.objects.bulk_update(roots + shared, ["root_id"])
-    children = [ResourceProvider(uuid=str(uuid.uuid4()), name=f"{r.name}-numa0", parent_id=r.pk,
-                                 root_id=r.pk) for r in roots]
-    ResourceProvider.objects.bulk_create(children)
-    children = list(ResourceProvider.objects.filter(name__endswith="-numa0").order_by("name"))
-    aggs = [Aggregate(uuid=str(uuid.uuid4())) for _ in shared]
-    Aggregate.objects.bulk_create(aggs)
-    aggs = list(Aggregate.objects.order_by("pk"))
-    inv, links, traits = [], [], []
-    for i, child in enumerate(children):
-        inv.append(Inventory(resource_provider_id=child.pk, resource_class_id=rc["VCPU"], total=32,
-                             max_unit=32, allocation_ratio=4.0))
-        inv.append(Inventory(resource_provider_id=child.pk, resource_class_id=rc["MEMORY_MB"],
-                             total=65536, reserved=2048, max_unit=65536, allocation_ratio=1.0))
-        if i % 2 == 0:
-            traits.append(ProviderTrait(resource_provider_id=child.pk, trait_id=avx))
-        links.append(ProviderAggregate(resource_provider_id=roots[i].pk,
-                                       aggregate_id=aggs[i % len(aggs)].pk))
-    for j, disk in enumerate(shared):
-        inv.append(Inventory(resource_provider_id=disk.pk, resource_class_id=rc["DISK_GB"],
-                             total=10000, max_unit=10000))
-        traits.append(ProviderTrait(resource_provider_id=disk.pk, trait_id=share))
-        links.append(ProviderAggregate(resource_provider_id=disk.pk, aggregate_id=aggs[j].pk))
-    Inventory.objects.bulk_create(inv)
-    ProviderTrait.objects.bulk_create(traits)
-    ProviderAggregate.objects.bulk_create(links)
-    project = Project.objects.create(external_id="proj-1")
-    user = User.objects.create(external_id="user-1")
-    ctype, _ = ConsumerType.objects.get_or_create(name="INSTANCE")
-    consumers = [Consumer(uuid=str(uuid.uuid4()), project=project, user=user, consumer_type=ctype,
-                          generation=1) for _ in children]
-    Consumer.objects.bulk_create(consumers)
-    consumers = list(Consumer.objects.order_by("pk"))
-    allocs = []
-    for i, (child, c) in enumerate(zip(children, consumers)):
-        allocs.append(Allocation(consumer_id=c.pk, resource_provider_id=child.pk,
-                                 resource_class_id=rc["VCPU"], used=4 + (i % 8) * 14))
-        allocs.append(Allocation(consumer_id=c.pk, resource_provider_id=child.pk,
-                                 resource_class_id=rc["MEMORY_MB"], used=4096))
-        allocs.append(Allocation(consumer_id=c.pk, resource_provider_id=shared[i % len(shared)].pk,
-                                 resource_class_id=rc["DISK_GB"], used=100))
-    Allocation.objects.bulk_create(allocs)
+    vcpu, memory, disk = (resource_class(name) for name in ("VCPU", "MEMORY_MB", "DISK_GB"))
+    n_shared = max(1, n_nodes // 10)
+    roots = ResourceProviderFactory.create_batch(
+        n_nodes, name=_each([f"cn{i:04d}" for i in range(n_nodes)]))
+    shared = ResourceProviderFactory.create_batch(
+        n_shared, name=_each([f"disk{i:03d}" for i in range(n_shared)]))
+    children = ResourceProviderFactory.create_batch(
+        n_nodes, parent=_each(roots), name=_each([f"{r.name}-numa0" for r in roots]))
+    aggs = AggregateFactory.create_batch(n_shared)
+    # A node's NUMA child holds its CPU and memory; node i joins pool i % n_shared.
+    # VCPU capacity 32 x 4.0 = 128 per child; memory 65536 with 2048 reserved.
+    InventoryFactory.create_batch(n_nodes, resource_provider=_each(children), resource_class=vcpu,
+                                  total=32, allocation_ratio=4.0)
+    InventoryFactory.create_batch(n_nodes, resource_provider=_each(children),
+                                  resource_class=memory, total=65536, reserved=2048)
+    InventoryFactory.create_batch(n_shared, resource_provider=_each(shared), resource_class=disk,
+                                  total=10000)
+    avx_children = children[::2]
+    ProviderTraitFactory.create_batch(len(avx_children), resource_provider=_each(avx_children),
+                                      trait=trait("HW_CPU_X86_AVX"))
+    ProviderTraitFactory.create_batch(n_shared, resource_provider=_each(shared),
+                                      trait=trait("MISC_SHARES_VIA_AGGREGATE"))
+    ProviderAggregateFactory.create_batch(
+        n_nodes, resource_provider=_each(roots),
+        aggregate=_each([aggs[i % n_shared] for i in range(n_nodes)]))
+    ProviderAggregateFactory.create_batch(n_shared, resource_provider=_each(shared),
+                                          aggregate=_each(aggs))
+    # One instance per child: VCPU 4 to 102 in steps of 14, 4 GiB, 100 GB from its pool.
+    consumers = ConsumerFactory.create_batch(
+        n_nodes, project=ProjectFactory(external_id="proj-1"),
+        user=UserFactory(external_id="user-1"), consumer_type=ConsumerTypeFactory(name="INSTANCE"))
+    AllocationFactory.create_batch(n_nodes, consumer=_each(consumers),
+                                   resource_provider=_each(children), resource_class=vcpu,
+                                   used=_each([4 + (i % 8) * 14 for i in range(n_nodes)]))
+    AllocationFactory.create_batch(n_nodes, consumer=_each(consumers),
+                                   resource_provider=_each(children), resource_class=memory,
+                                   used=4096)
+    AllocationFactory.create_batch(n_nodes, consumer=_each(consumers),
+                                   resource_provider=_each([shared[i % n_shared]
+                                                            for i in range(n_nodes)]),
+                                   resource_class=disk, used=100)
     return {"roots": roots, "children": children, "shared": shared, "aggregates": aggs,
             "consumers": consumers}
 
