@@ -86,9 +86,12 @@ def main() -> int:
         runs = os.path.join(work, "runs")
         env = dict(os.environ, PROJECT_DIR=os.getcwd(), PROJ_DB=args.db, DIFFTEST_TMP=work,
                    OUT=runs)
+        # From the scratch directory: gunicorn puts its working directory
+        # first on sys.path, and this checkout's own `placement` package
+        # (upstream's entry-point names) would shadow upstream's there.
         run = subprocess.run(
             [os.path.join(tester, "run_seeds.sh"), args.seeds, str(args.steps),
-             "--time-limit", str(args.time_limit)], env=env)
+             "--time-limit", str(args.time_limit)], env=env, cwd=work)
         if run.returncode != 0:
             print(f"difftest gate: the tester did not run (exit {run.returncode})")
             return 1

@@ -52,6 +52,8 @@ NOT_IMPORTED = {"placement_site.wsgi", "placement_site.gunicorn_hooks", "placeme
 
 def _defined_in_source(module_name, names):
     spec = importlib.util.find_spec(module_name)
+    if not names:  # the module itself
+        return spec is not None
     tree = ast.parse(Path(spec.origin).read_text())
     defined = set()
     for node in tree.body:
