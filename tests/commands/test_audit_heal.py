@@ -32,7 +32,7 @@ def test_audit_finds_and_fixes_empty_consumers():
     assert code == 0, out
     assert "deleted 1 empty consumer" in out
     assert not Consumer.objects.filter(pk=empty.pk).exists()
-    assert Consumer.objects.filter(pk=alloc.consumer_id).exists()
+    assert Consumer.objects.filter(uuid=alloc.consumer_id).exists()  # allocations name consumers by uuid
 
 
 def test_audit_over_capacity_after_reserved_change():

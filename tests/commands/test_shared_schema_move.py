@@ -69,12 +69,21 @@ def _scratch_url(tmp_path):
     return f"sqlite:///{tmp_path / 'move.sqlite3'}"
 
 
+# The checkout is installed editable (make venv): its finder would hand an
+# earlier tree the modules that tree lacks (planning.admin) from this one.
+# Each run imports only from its own working directory.
+OWN_TREE_ONLY = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path "
+                 "if '__editable__' not in getattr(f, '__module__', '')]\n")
+
+
 def _manage(cwd, url, *args):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PLACEMENT_", "OS_")) and k != "DJANGO_SETTINGS_MODULE"}
     env.update(DATABASE_URL=url, PLACEMENT_ALLOCATION_HISTORY="true",
                PLACEMENT_STATE_PATH=str(Path(cwd) / "state"))
-    proc = subprocess.run([sys.executable, "manage.py", *args], cwd=cwd, env=env,
+    launch = OWN_TREE_ONLY + ("import runpy; sys.argv = ['manage.py', *sys.argv[1:]]; "
+                              "runpy.run_path('manage.py', run_name='__main__')")
+    proc = subprocess.run([sys.executable, "-c", launch, *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return proc.stdout
@@ -95,7 +104,7 @@ def _own_rows(url, cwd):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PLACEMENT_", "OS_"))}
     env.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="placement_site.settings",
                PLACEMENT_STATE_PATH=str(Path(cwd) / "state"))
-    proc = subprocess.run([sys.executable, "-c", script], cwd=cwd, env=env,
+    proc = subprocess.run([sys.executable, "-c", OWN_TREE_ONLY + script], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)
