@@ -239,7 +239,9 @@ def test_placement_conf_only_on_postgresql(venv, tmp_path):
     conf_dir.mkdir()
     connection = fresh_postgres()
     (conf_dir / "placement.conf").write_text(
-        f"[placement_database]\nconnection = {connection}\n\n[api]\nauth_strategy = noauth2\n")
+        f"[placement_database]\nconnection = {connection}\n\n[api]\nauth_strategy = noauth2\n"
+        # The console is off unless asked for; this test serves its pages.
+        "\n[console]\nenabled = true\n")
     database = deploy_and_serve(venv, minimal_env(OS_PLACEMENT_CONFIG_DIR=str(conf_dir)),
                                 tmp_path)
     assert database.startswith("postgresql ") and database.endswith(f"/{DB_NAME}")
@@ -249,7 +251,7 @@ def test_os_variables_only_on_mariadb(venv, tmp_path):
     connection = fresh_mariadb()
     env = minimal_env(OS_PLACEMENT_CONFIG_DIR=str(tmp_path / "none"),
                       OS_PLACEMENT_DATABASE__CONNECTION=connection,
-                      OS_API__AUTH_STRATEGY="noauth2")
+                      OS_API__AUTH_STRATEGY="noauth2", OS_CONSOLE__ENABLED="true")
     database = deploy_and_serve(venv, env, tmp_path)
     assert database.startswith("mysql ") and database.endswith(f"/{DB_NAME}")
 
@@ -263,7 +265,7 @@ def test_no_configuration_writes_nothing_under_site_packages(venv, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     env = minimal_env(HOME=str(home), OS_PLACEMENT_CONFIG_DIR=str(tmp_path / "none"),
-                      OS_API__AUTH_STRATEGY="noauth2")
+                      OS_API__AUTH_STRATEGY="noauth2", OS_CONSOLE__ENABLED="true")
     before = snapshot(site_packages(venv))
     state = home / ".local" / "state" / "placement"
     database = deploy_and_serve(venv, env, tmp_path)
