@@ -189,6 +189,14 @@ class PlacementServer:
         self.process = None
 
     def setup(self):
+        # The cached venv holds the requirements, not this checkout: the
+        # checkout's own entry points (the healthcheck's database backend,
+        # which start-up insists on) come from its metadata, written here
+        # and put on the path.
+        subprocess.run([str(self.venv / "bin" / "python"), "-c", "import setuptools; setuptools.setup()",
+                        "-q", "egg_info", "--egg-base", str(self.workdir)],
+                       cwd=PROJECT_DIR, check=True, stdout=subprocess.DEVNULL)
+        self.env["PYTHONPATH"] = str(self.workdir)
         subprocess.run([str(self.venv / "bin" / "python"), "manage.py", "migrate", "--noinput"],
                        env=self.env, cwd=PROJECT_DIR, check=True, stdout=subprocess.DEVNULL)
         self.process = start(
