@@ -25,6 +25,7 @@ from maintenance.validation import MAX_SHOWN, dump_problems, state_problems
 from placement_core import request_scope
 from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 from resource_classes.models import ResourceClass, Trait
+from resource_classes.services import class_insert
 
 
 class DryRunRollback(Exception):
@@ -117,6 +118,18 @@ def _names(model, field, names) -> dict[str, int]:
     return present, len(created)
 
 
+def _class_ids(names) -> tuple[dict[str, int], int]:
+    """Resource classes by name, the missing ones made under upstream's
+    numbering (a bulk insert would take the sequence's ids, which mean
+    standard classes there)."""
+    names = {n for n in names if n is not None}
+    present = dict(ResourceClass.objects.filter(name__in=names).values_list("name", "pk"))
+    missing = sorted(names - present.keys())
+    for name in missing:
+        present[name] = class_insert(name).pk
+    return present, len(missing)
+
+
 def _load_names(data, count) -> dict[str, dict]:
     """Every name the dump uses, created when missing: {kind: {name: pk}}."""
     providers = data.get("resource_providers", [])
@@ -131,7 +144,7 @@ def _load_names(data, count) -> dict[str, dict]:
     for c in consumers:
         rc_names.update(a["resource_class"] for a in c.get("allocations", []))
     pks = {}
-    pks["rc"], n = _names(ResourceClass, "name", rc_names)
+    pks["rc"], n = _class_ids(rc_names)
     count("resource_classes", len(rc_names), n)
     pks["trait"], n = _names(Trait, "name", trait_names)
     count("traits", len(trait_names), n)
