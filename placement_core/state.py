@@ -80,9 +80,11 @@ def install_secret_key(path: Path) -> str:
         raise ValueError(f"cannot read the secret key file {target}: "
                          f"{getattr(exc, 'strerror', None) or exc}") from None
     ensure_directory(path, "state directory ([placement] state_path)")
-    draft = path / f".{SECRET_KEY_NAME}.{os.getpid()}"
+    # A draft of its own per caller (threads share a pid): once linked, a
+    # draft rewritten by another caller would change the key under a reader.
+    draft = path / f".{SECRET_KEY_NAME}.{os.getpid()}.{secrets.token_hex(8)}"
     try:
-        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as handle:
             handle.write(random_secret_key() + "\n")
         try:
