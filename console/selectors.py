@@ -25,6 +25,7 @@ from planning.models import SchedulingFailure
 from providers import selectors as provider_selectors
 from providers.filters import ResourceProviderFilterSet
 from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.references import aggregate_members  # noqa: F401 (the views read it here)
 from resource_classes.models import ResourceClass
 
 # Three families of reads have a module of their own; the views reach them here.
@@ -365,25 +366,6 @@ def consumer_types(uuids) -> dict[str, str]:
         return {}
     return {u: t or "" for u, t in Consumer.objects.filter(uuid__in=set(uuids))
             .values_list("uuid", "consumer_type__name")}
-
-
-def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
-    """aggregate uuid -> its members' names, sharing providers first (an
-    aggregate is best known by the pool it shares), then by name (1 query,
-    none for no aggregates)."""
-    aggregate_uuids = set(aggregate_uuids)
-    if not aggregate_uuids:
-        return {}
-    shares = ProviderTrait.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
-                                          trait__name=SHARING_TRAIT)
-    rows = (ProviderAggregate.objects.filter(aggregate__uuid__in=set(aggregate_uuids))
-            .annotate(shares=Exists(shares))
-            .order_by("aggregate__uuid", "-shares", "resource_provider__name")
-            .values_list("aggregate__uuid", "resource_provider__name"))
-    out = defaultdict(list)
-    for aggregate, name in rows:
-        out[aggregate].append(name)
-    return dict(out)
 
 
 # --- consumers ---------------------------------------------------------------------

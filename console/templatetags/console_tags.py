@@ -6,6 +6,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
 from candidates.explanation import CLASS_REASONS
+from placement_core.units import human_amount
 
 register = template.Library()
 
@@ -58,45 +59,6 @@ def indent(depth):
 @register.filter
 def get(mapping, key):
     return (mapping or {}).get(key)
-
-
-UNITS = {
-    "MEMORY_MB": [(1024 * 1024, "TiB"), (1024, "GiB"), (1, "MiB")],
-    "DISK_GB": [(1024, "TiB"), (1, "GiB")],
-}
-BIT_RATES = [(1_000_000, "Gbit/s"), (1_000, "Mbit/s"), (1, "kbit/s")]
-
-
-def _steps(resource_class: str):
-    if resource_class.endswith("_KILOBIT_PER_SEC"):
-        return BIT_RATES
-    return UNITS.get(resource_class)
-
-
-def unit_of(resource_class: str, amount) -> tuple[int, str]:
-    """(size, unit) ``amount`` of ``resource_class`` reads best in: the
-    largest unit it holds at least one of; (1, "") for classes counted as
-    they are (VCPU, PCI devices)."""
-    steps = _steps(resource_class)
-    if not steps:
-        return 1, ""
-    for size, unit in steps:
-        if abs(amount or 0) >= size:
-            return size, unit
-    return steps[-1]
-
-
-def human_amount(amount, resource_class: str) -> str:
-    """``amount`` of ``resource_class`` in the unit an operator reads: MEMORY_MB
-    and DISK_GB in GiB/TiB, bandwidth classes in Mbit/s or Gbit/s; other
-    classes as counted, thousands separated."""
-    if amount is None:
-        return ""
-    if not _steps(resource_class):
-        return f"{amount:,}"
-    size, unit = unit_of(resource_class, amount)
-    value = amount / size
-    return f"{value:,.0f} {unit}" if value == int(value) else f"{value:,.1f} {unit}"
 
 
 @register.simple_tag
