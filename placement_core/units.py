@@ -40,7 +40,7 @@ def human_amount(amount, resource_class: str) -> str:
     if amount is None:
         return ""
     if not _steps(resource_class):
-        return f"{amount:,}" if amount == int(amount) else f"{amount:,.1f}"
+        return f"{int(amount):,}" if amount == int(amount) else f"{amount:,.1f}"
     size, unit = unit_of(resource_class, amount)
     value = amount / size
     return f"{value:,.0f} {unit}" if value == int(value) else f"{value:,.1f} {unit}"
