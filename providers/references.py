@@ -40,14 +40,13 @@ def provider_by_ref(text: str) -> ResourceProvider:
 
 
 def aggregate_by_ref(text: str) -> str:
-    """The aggregate uuid ``text`` names: a uuid as it is (an aggregate
-    exists only through its members, so an unknown one is simply empty), or
-    a provider (name or uuid) that is in exactly one aggregate."""
+    """The aggregate uuid ``text`` names: a uuid as it is, without a query
+    (an aggregate exists only through its members, so an unknown one is
+    simply empty), or the name of a provider that is in exactly one
+    aggregate."""
     text = (text or "").strip()
     canonical = normalize_uuid(text)
-    if canonical is not None and (
-            ProviderAggregate.objects.filter(aggregate__uuid=canonical).exists()
-            or not ResourceProvider.objects.filter(uuid=canonical).exists()):
+    if canonical is not None:
         return canonical
     try:
         provider = provider_by_ref(text)
