@@ -5,6 +5,7 @@ from django.core.management.base import CommandError
 
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from planning import drain
+from planning.drain_text import as_text
 
 
 class Command(MaintenanceCommand):
@@ -48,5 +49,5 @@ class Command(MaintenanceCommand):
         if as_json:
             self.stdout.write(json.dumps(result.as_dict(), indent=2))
         else:
-            self.stdout.write(drain.as_text(result, show=show), ending="")
+            self.stdout.write(as_text(result, show=show), ending="")
         return EXIT_OK if result.fits else EXIT_PROBLEMS
