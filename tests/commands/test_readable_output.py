@@ -131,8 +131,8 @@ def test_drain_what_if_in_units(cloud):
     out = _ok("drain_what_if", "--provider", "compute-01")
     header = _header(out, "consumer", "from", "to")
     _columns_line_up(out, header)
-    _header(out, "provider", "class", "used", "capacity")
-    assert "GiB" in out and "Gbit/s" in out
+    _columns_line_up(out, _header(out, "provider", "class", "used", "was"))
+    assert "GiB of" in out and "Gbit/s" in out
     data = json.loads(run("drain_what_if", "--provider", "compute-01", "--json")[1])
     assert set(data) == JSON_KEYS["drain_what_if"]
     # The aggregate by a member's name, as the forecast takes it.
