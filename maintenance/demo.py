@@ -30,6 +30,7 @@ from django.utils import timezone
 from allocations.models import Consumer
 from allocations.services import ConsumerAllocations, allocations_delete, allocations_replace
 from operations import snapshots
+from maintenance.demo_trouble import seed_trouble
 from operations.models import AllocationChange
 from providers.inventory_services import InventorySpec, inventories_replace
 from providers.services import provider_aggregates_set, provider_create, provider_traits_set
@@ -73,7 +74,8 @@ def demo_cloud(*, now=None, dry_run=False) -> dict:
         events = _timeline(_demo_providers(write=False), start, now)
         ticks = (now - start) // SNAPSHOT_EVERY + 1
         consumers = {u for _, _, created in events for u in created}
-        return {"providers": 1 + 4 * 4, "consumers": len(consumers) - len(DELETED),
+        # + the consumer seed_trouble leaves without allocations
+        return {"providers": 1 + 4 * 4, "consumers": len(consumers) - len(DELETED) + 1,
                 "snapshots": ticks, "writes": len(events)}
     with transaction.atomic():
         layout = _demo_providers(write=True)
@@ -82,9 +84,10 @@ def demo_cloud(*, now=None, dry_run=False) -> dict:
     for moment, write, created in events:
         clock.at(moment, write, created=created)
     clock.until(now)
+    trouble = seed_trouble(_uuid, now=now)
     return {"providers": 1 + 4 * 4, "consumers": Consumer.objects.count(),
             "snapshots": clock.snapshots, "writes": len(events),
-            "history": AllocationChange.objects.count()}
+            "history": AllocationChange.objects.count(), **trouble}
 
 
 class _Clock:
