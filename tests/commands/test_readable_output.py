@@ -188,3 +188,14 @@ def test_bad_input_is_one_line_in_the_commands_words(cloud, args, option):
     assert len(out.strip().splitlines()) == 1, out
     assert option in out
     assert "query string" not in out and "Traceback" not in out
+
+
+def test_explain_candidates_tables_in_units(cloud):
+    code, out = run("explain_candidates", "resources=VCPU:4,MEMORY_MB:300000")
+    assert code == 1
+    _fits(out)
+    _columns_line_up(out, _header(out, "provider", "why"))
+    _header(out, "provider", "class", "why", "not")
+    memory = Inventory.objects.filter(resource_class__name="MEMORY_MB").first()
+    assert f"> max_unit {human_amount(memory.max_unit, 'MEMORY_MB')}" in out
+    assert cloud.uuid not in out  # providers by name
