@@ -66,8 +66,9 @@ class MaintenanceCommand(BaseCommand):
             sys.exit(exc.returncode)
 
     def progress(self, done, total, what=""):
-        """"[3/8] what" on one rewritten stderr line while work goes on, the
-        line cleared at the end; nothing unless stderr is a terminal."""
+        """"[3/8] what" on one rewritten stderr line while work goes on
+        (``done`` steps finished of ``total``), the line cleared at the end;
+        nothing unless stderr is a terminal."""
         stream = getattr(self.stderr, "_out", self.stderr)
         if not getattr(stream, "isatty", lambda: False)():
             return

@@ -63,11 +63,13 @@ DAYS = 14
 SNAPSHOT_EVERY = datetime.timedelta(hours=6)
 
 
-def demo_cloud(*, now=None, dry_run=False) -> dict:
+def demo_cloud(*, now=None, dry_run=False, progress=None) -> dict:
     """Create the cloud: the providers in one transaction, then the
     timeline's allocation writes, each its own outermost transaction (as
     every allocation write is). With ``dry_run`` nothing is written: the
-    counts are those the timeline would make."""
+    counts are those the timeline would make. ``progress(done, total,
+    what)`` hears of each step (a terminal's progress line)."""
+    progress = progress or (lambda done, total, what: None)
     now = now or timezone.now()
     start = now - datetime.timedelta(days=DAYS)
     if dry_run:
@@ -77,14 +79,19 @@ def demo_cloud(*, now=None, dry_run=False) -> dict:
         # + the consumer seed_trouble leaves without allocations
         return {"providers": 1 + 4 * 4, "consumers": len(consumers) - len(DELETED) + 1,
                 "snapshots": ticks, "writes": len(events)}
+    progress(0, 1, "providers")
     with transaction.atomic():
         layout = _demo_providers(write=True)
     events = _timeline(layout, start, now)
     clock = _Clock(start)
-    for moment, write, created in events:
+    steps = len(events) + 2
+    for done, (moment, write, created) in enumerate(events, 1):
+        progress(done, steps, f"allocation writes and snapshots, {moment:%Y-%m-%d}")
         clock.at(moment, write, created=created)
     clock.until(now)
+    progress(steps - 1, steps, "scheduling failures and audit findings")
     trouble = seed_trouble(_uuid, now=now)
+    progress(steps, steps, "")
     return {"providers": 1 + 4 * 4, "consumers": Consumer.objects.count(),
             "snapshots": clock.snapshots, "writes": len(events),
             "history": AllocationChange.objects.count(), **trouble}

@@ -4,10 +4,12 @@ in an aggregate): providers taken by name as well as uuid through one
 resolver, amounts in the console's units, an aligned table under a header
 line, lines that fit a terminal, --json as it was, and bad input answered
 with one line in the command's own words."""
+import io
 import json
 import re
 
 import pytest
+from django.core.management import call_command
 
 from allocations.models import Allocation
 from maintenance.demo import demo_cloud
@@ -199,3 +201,23 @@ def test_explain_candidates_tables_in_units(cloud):
     memory = Inventory.objects.filter(resource_class__name="MEMORY_MB").first()
     assert f"> max_unit {human_amount(memory.max_unit, 'MEMORY_MB')}" in out
     assert cloud.uuid not in out  # providers by name
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("args", [("audit_allocations",)])
+def test_progress_only_on_a_terminal(cloud, args):
+    """Long work says where it is on a terminal's stderr, one rewritten line
+    cleared at the end; a pipe (cron, a script) gets nothing of it."""
+    terminal, pipe, out = _Terminal(), io.StringIO(), io.StringIO()
+    for stderr in (terminal, pipe):
+        try:
+            call_command(*args, stdout=out, stderr=stderr)
+        except SystemExit:
+            pass
+    shown = terminal.getvalue()
+    assert "[1/" in shown and shown.endswith("\r\x1b[K")
+    assert pipe.getvalue() == ""

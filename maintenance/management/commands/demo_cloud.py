@@ -23,7 +23,7 @@ class Command(MaintenanceCommand):
         if ResourceProvider.objects.exists():
             raise ValueError("the database already holds providers; demo_cloud wants an "
                              "empty one (e.g. DATABASE_URL=sqlite:///demo.sqlite3)")
-        counts = demo_cloud(dry_run=dry_run)
+        counts = demo_cloud(dry_run=dry_run, progress=None if dry_run else self.progress)
         if dry_run:
             self.report = {**counts, "dry_run": True}
             self.stdout.write(f"would load {counts['providers']} providers and "
