@@ -124,4 +124,4 @@ def in_own_words(exc: PlacementError) -> str:
     text = re.sub(r"\b(?:window_days|threshold_percent|global_request_id|request_id|"
                   r"target_aggregate|hours|limit|show|fullest|kind|reason|aggregate|"
                   r"provider|tree|required)\b(?= (?:must|is|given|should|:))", option, text)
-    return text[:1].upper() + text[1:] if text else str(exc.detail)
+    return text or str(exc.detail)

@@ -41,7 +41,7 @@ class Command(MaintenanceCommand):
             if Flavor.objects.filter(name=spec.name).exists():
                 raise ValueError(f"Flavor {spec.name!r} already exists.")
             self.report = {"would_add": {"name": spec.name, "resources": text}, "dry_run": True}
-            self.stdout.write(f"would store flavor {spec.name}: {text} (dry run)")
+            self.stdout.write(f"would store flavor {spec.name}: {_in_units(text)} (dry run)")
         elif dry_run and action == "delete":
             if not Flavor.objects.filter(name=name).exists():
                 raise ValueError(f"No stored flavor {name!r}.")
@@ -50,7 +50,7 @@ class Command(MaintenanceCommand):
         elif action == "add":
             flavor = services.flavor_create(name=name, resources=resources)
             self.report = {"added": {"name": flavor.name, "resources": flavor.resources}}
-            self.stdout.write(f"stored flavor {flavor.name}: {flavor.resources}")
+            self.stdout.write(f"stored flavor {flavor.name}: {_in_units(flavor.resources)}")
         elif action == "delete":
             services.flavor_delete(name=name)
             self.report = {"deleted": name}
