@@ -6,7 +6,11 @@ line, lines that fit a terminal, --json as it was, and bad input answered
 with one line in the command's own words."""
 import io
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -20,6 +24,7 @@ from tests.commands.helpers import run
 
 pytestmark = pytest.mark.django_db
 
+ROOT = Path(__file__).resolve().parents[2]
 WIDTH = 132  # a wide terminal; no line of a table goes past it
 
 # The --json documents' top-level keys before the text was reworked (taken
@@ -221,3 +226,18 @@ def test_progress_only_on_a_terminal(cloud, args):
     shown = terminal.getvalue()
     assert "[1/" in shown and shown.endswith("\r\x1b[K")
     assert pipe.getvalue() == ""
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--window-days", "0"],
+     "manage.py capacity_forecast: --window-days must be a whole number from 1 to 3650."),
+    (["--window-days", "x"],
+     "manage.py capacity_forecast: error: argument --window-days: invalid int value: 'x'"),
+])
+def test_a_command_line_error_is_one_line_in_its_words(tmp_path, args, line):
+    """As a shell shows it: no 'CommandError:', no usage block, exit 2."""
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'cli.sqlite3'}")
+    result = subprocess.run([sys.executable, "manage.py", "capacity_forecast", *args],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [line] and result.stdout == ""
