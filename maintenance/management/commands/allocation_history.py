@@ -48,24 +48,26 @@ class Command(MaintenanceCommand):
             self.stdout.write("no recorded changes")
             return EXIT_OK
         names = provider_names(r["provider_uuid"] for r in records if r["provider_uuid"])
-        for line in table(
-                ["time (UTC)", "consumer", "provider", "class", "before", "after", "request",
-                 "caller", "note"],
-                [_row(r, names) for r in records], right=(4, 5)):
+        lines = table(["time (UTC)", "consumer", "provider", "class", "before", "after",
+                       "request", "caller"], [_row(r, names) for r in records], right=(4, 5))
+        self.stdout.write(lines[0])
+        for record, line in zip(records, lines[1:]):
             self.stdout.write(line)
+            if record["owner_change"]:
+                # Under its row, whole: project ids are long, and the table stays narrow.
+                self.stdout.write(f"    owner: {record['owner_change']}")
         return EXIT_OK
 
 
 def _row(r, names):
     if r["event"] == CONSUMER_DELETED:
-        return [when(r["created_at"]), short_uuid(r["consumer_uuid"]), "-", "-", "-", "-",
-                _request(r["request_id"]), r["source"], "consumer deleted (held nothing)"]
+        return [when(r["created_at"]), short_uuid(r["consumer_uuid"]), "-",
+                "(consumer deleted)", "-", "-", _request(r["request_id"]), r["source"]]
     rc = r["resource_class"]
     provider = names.get(r["provider_uuid"]) or f"{short_uuid(r['provider_uuid'])} (gone)"
     return [when(r["created_at"]), short_uuid(r["consumer_uuid"]), provider, rc,
             human_amount(r["amount_before"], rc), human_amount(r["amount_after"], rc),
-            _request(r["request_id"]), r["source"],
-            f"owner: {r['owner_change']}" if r["owner_change"] else ""]
+            _request(r["request_id"]), r["source"]]
 
 
 def _request(request_id):
