@@ -40,7 +40,7 @@ def human_amount(amount, resource_class: str) -> str:
     if amount is None:
         return ""
     if not _steps(resource_class):
-        return f"{int(amount):,}" if amount == int(amount) else f"{amount:,.1f}"
+        return f"{amount:,}"
     size, unit = unit_of(resource_class, amount)
     value = amount / size
     return f"{value:,.0f} {unit}" if value == int(value) else f"{value:,.1f} {unit}"
@@ -55,8 +55,10 @@ def rate(per_day, resource_class: str) -> str:
     """A trend, signed, in the class's unit: "+10.7 GiB/day", "+3.4/day"."""
     if per_day is None:
         return "-"
-    sign = "+" if per_day >= 0 else "-"
-    text = human_amount(abs(round(per_day, 1)), resource_class)
+    value = abs(round(per_day, 1))
+    sign = "" if value == 0 else "+" if per_day > 0 else "-"
+    text = human_amount(value, resource_class) if _steps(resource_class) else \
+        f"{value:,.1f}".rstrip("0").rstrip(".")
     return f"{sign}{text}/day"
 
 

@@ -18,7 +18,8 @@ from django.core.management import call_command
 from allocations.models import Allocation
 from maintenance.demo import demo_cloud
 from operations.models import AllocationChange
-from placement_core.units import human_amount
+from placement_core.texttable import table
+from placement_core.units import human_amount, rate
 from providers.models import Inventory, ProviderAggregate, ResourceProvider
 from tests.commands.helpers import run
 
@@ -241,3 +242,22 @@ def test_a_command_line_error_is_one_line_in_its_words(tmp_path, args, line):
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [line] and result.stdout == ""
+
+
+@pytest.mark.parametrize("per_day, rc, text", [
+    (10.0, "VCPU", "+10/day"), (3.439, "VCPU", "+3.4/day"), (-0.04, "VCPU", "0/day"),
+    (1234567.0, "CUSTOM_X", "+1,234,567/day"), (10935.2, "MEMORY_MB", "+10.7 GiB/day"),
+    (222010, "NET_BW_EGR_KILOBIT_PER_SEC", "+222.0 Mbit/s/day"), (-2048, "DISK_GB", "-2 TiB/day"),
+    (None, "VCPU", "-"),
+])
+def test_a_trend_in_units(per_day, rc, text):
+    assert rate(per_day, rc) == text
+
+
+def test_a_table_aligns_cuts_and_has_a_header():
+    lines = table(["name", "count"], [["a", 1], ["much-longer", 100], ["x" * 60, None]],
+                  right=(1,), max_cell=20)
+    assert lines == ["name                  count",
+                     "a                         1",
+                     "much-longer             100",
+                     "xxxxxxxxxxxxxxxxxxx…      -"]
