@@ -438,7 +438,7 @@ def drain_choices() -> dict:
 
 def usage_forecast(aggregate: str) -> dict:
     """The forecast rows of one scope ("" for the whole cloud) and the
-    stranded capacity (planning.forecast; five statements)."""
+    stranded capacity (planning.forecast; six statements)."""
     return forecast.report(aggregate=aggregate, show=20)
 
 
