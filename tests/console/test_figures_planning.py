@@ -225,7 +225,7 @@ def test_failures_by_reason_are_the_records(staff, db, hours):
     heading = text_of(html, "by-reason-title")
     assert heading.startswith(f"By reason {sum(right.values())} since ")
     shown_since = heading.split(" since ")[1][:16]
-    assert shown_since == since.strftime("%Y-%m-%dT%H:%M")
+    assert shown_since == since.strftime("%Y-%m-%d %H:%M")
 
 
 def _after(api, cloud, name):
@@ -265,4 +265,4 @@ def test_failures_looked_up_by_request_id_are_counted_since_the_oldest(staff, db
         ("candidates", "capacity"): 2}
     heading = text_of(html, "by-reason-title")
     assert heading.startswith("By reason 2 since ")
-    assert heading.split(" since ")[1][:16] == old.created_at.strftime("%Y-%m-%dT%H:%M")
+    assert heading.split(" since ")[1][:16] == old.created_at.strftime("%Y-%m-%d %H:%M")
