@@ -100,7 +100,13 @@ def _cloud():
     for rp, aggs in aggregates.items():
         tree_aggs[roots[rp]] |= aggs
     pools = {s: inventory[s] for s in sharing if s in inventory}
-    reaches = {root: {s for s in pools if aggregates.get(s, set()) & tree_aggs[root]}
+    # Through an index of the pools by aggregate: matching every tree against
+    # every pool was a third of a second at 1,430 trees and 143 pools.
+    pools_in = defaultdict(set)
+    for s in pools:
+        for agg in aggregates.get(s, ()):
+            pools_in[agg].add(s)
+    reaches = {root: set().union(*(pools_in[a] for a in tree_aggs[root] if a in pools_in))
                for root in members}
     return {"members": members, "names": names, "pools": pools, "reaches": reaches,
             "providers": providers, "inventory": inventory, "aggregates": aggregates,

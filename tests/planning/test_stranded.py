@@ -102,6 +102,7 @@ def test_api_command_page_and_gauge_agree(cloud, settings):
     assert {rc: (int(raw), int(n)) for rc, raw, n in rows} == {
         rc: (e["amount"], e["providers"]) for rc, e in EXPECTED.items()}
     assert "h1-numa0" not in section and "pool-b" in section
+    assert "no enabled host reaches it" in section and "short of MEMORY_MB" in section
     assert "pinned" in page.split('id="stranded-title"', 1)[1]
     settings.PLACEMENT_METRICS_CACHE_SECONDS = 0
     planning_metrics.clear_cache()
