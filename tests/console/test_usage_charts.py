@@ -145,3 +145,21 @@ def test_days_are_labelled_and_the_window_is_the_forecasts(staff, fortnight, set
         day += timedelta(days=1)
     assert re.findall(r'class="xlabel"[^>]*>([^<]+)</text>', memory) == midnights
     assert len(midnights) >= 10
+
+
+def test_time_ticks_over_short_and_long_periods():
+    from datetime import datetime, timezone as tz
+
+    from console.charts import time_ticks
+
+    start = datetime(2026, 11, 1, 9, 30, tzinfo=tz.utc)
+    # 12 hours: every hour from 10:00 to 21:00 (12 labels, none past 21:30).
+    ticks = time_ticks(start, start + timedelta(hours=12))
+    assert [label for _, label in ticks] == [f"{h:02d}:00" for h in range(10, 22)]
+    # 30 hours: every 3 hours, midnight named by its day.
+    labels = [label for _, label in time_ticks(start, start + timedelta(hours=30))]
+    assert labels == ["12:00", "15:00", "18:00", "21:00", "Nov 02", "03:00", "06:00", "09:00",
+                      "12:00", "15:00"]
+    # 40 days: 40 midnights, every third labelled (40 / 14 rounded up).
+    labels = [label for _, label in time_ticks(start, start + timedelta(days=40))]
+    assert labels[:3] == ["Nov 02", "Nov 05", "Nov 08"] and len(labels) == 14
