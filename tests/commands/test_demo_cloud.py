@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 from django.utils import timezone
 
 from allocations.models import Allocation, Consumer
@@ -12,6 +13,7 @@ from operations.audit import over_capacity
 from planning.models import SchedulingFailure
 from providers.models import Inventory, ResourceProvider
 from tests.commands.helpers import run
+from tests.console.figures_html import table
 
 pytestmark = pytest.mark.django_db
 
@@ -66,6 +68,19 @@ def test_demo_cloud_gives_the_failures_and_audit_pages_something_to_show():
     assert len(findings["allocations_without_inventory"]) == len(orphans)
     assert {(r["consumer"], r["used"]) for r in findings["allocations_without_inventory"]} == {
         (a.consumer_id, a.used) for a in orphans}
+
+    # The console's pages show the same, counted from the tables above.
+    staff = Client()
+    staff.force_login(get_user_model().objects.get(username="demo"))
+    page = staff.get("/console/failures/").content.decode()
+    shown = {(row[0].text, row[1].text): int(row[2].text) for row in table(page, "by-reason")}
+    assert shown == dict(Counter(recent.values_list("kind", "reason")))
+    assert len(table(page, "failures")) == recent.count()
+    page = staff.get("/console/audit/").content.decode()
+    found = {row[0].text: int(row[1].text) for row in table(page, "audit-summary")}
+    assert found["Consumers without allocations"] == len(empty)
+    assert found["Allocations without inventory"] == len(orphans)
+
     # --fix repairs both (what the Audit page's buttons do).
     assert run("audit_allocations", "--fix")[0] == 0
 
