@@ -353,7 +353,9 @@ def forest(request):
                     _forest_rows(trees))
     trees, matched = selectors.forest(q)
     return render(request, "console/forest.html", {
-        "trees": trees, "matched": matched, "q": q, "limit": selectors.FOREST_TREES})
+        "trees": trees, "matched": matched, "q": q, "limit": selectors.FOREST_TREES,
+        "few": selectors.FOREST_TRAITS, "served": selectors.FOREST_SERVED,
+        "listed": selectors.FOREST_SERVED_LISTED})
 
 
 def _forest_rows(trees):

@@ -1,5 +1,7 @@
 """Capacity bars (plain inline SVG, no JavaScript, no external assets) and
 amounts in their unit with the raw count on hover."""
+from urllib.parse import quote
+
 from django import template
 from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
@@ -53,6 +55,27 @@ def capacity_bar(cap, width=240):
 @register.filter
 def indent(depth):
     return range(depth)
+
+
+@register.filter
+def head(items, count):
+    """The first ``count`` of a list (what a compact cell names)."""
+    return list(items)[:count]
+
+
+@register.filter
+def tail(items, count):
+    """A list after its first ``count`` (what "+N more" folds)."""
+    return list(items)[count:]
+
+
+@register.simple_tag
+def tree_href(link):
+    """Where a tree named on the forest page is: its block when shown, else
+    the search for its root."""
+    if link.shown:
+        return f"#tree-{link.uuid}"
+    return f"?q={quote(link.name)}#tree-{link.uuid}"
 
 
 @register.filter
