@@ -147,7 +147,13 @@ def headroom(flavors: list[Flavor]) -> dict:
             elif per_agg[agg].get(root) is not members[root] and rp in providers:
                 per_agg[agg].setdefault(root, []).append(rp)
     pools = {s: inventory[s] for s in sharing if s in inventory}
-    reaches = {root: {s for s in pools if aggregates.get(s, set()) & tree_aggs[root]}
+    # Pools by aggregate, so that a tree's pools are looked up through its
+    # aggregates (not every pool tried against every tree: trees x pools).
+    pools_in = defaultdict(set)
+    for s in pools:
+        for agg in aggregates.get(s, ()):
+            pools_in[agg].add(s)
+    reaches = {root: set().union(*(pools_in[agg] for agg in tree_aggs[root] if agg in pools_in))
                for root in members}
     every_agg = sorted({a for aggs in aggregates.values() for a in aggs})
 
