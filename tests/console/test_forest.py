@@ -186,3 +186,12 @@ def test_sharing_pool_draws_the_trees_it_serves(staff, cloud):
         block = _tree_block(html, root)
         served_by = f'href="#tree-{cloud.pool.uuid}"' in block
         assert served_by == (name in expected), name
+
+
+def test_a_pool_off_the_page_is_linked_through_a_search(staff, cloud):
+    """Searched down to cn1's tree, its pool is not on the page: the link
+    searches for the pool's tree instead of pointing at a missing block."""
+    html = staff.get("/console/forest/", {"q": "cn1-nic"}).content.decode()
+    block = _tree_block(html, cloud.cn1)
+    assert f'href="?q=pool#tree-{cloud.pool.uuid}"' in block
+    assert f'id="tree-{cloud.pool.uuid}"' not in html
