@@ -58,6 +58,23 @@ def indent(depth):
     return range(depth)
 
 
+# A stand-in uuid: a provider page's address is reversed once per render.
+_STAND_IN = "00000000-0000-0000-0000-000000000000"
+
+
+@register.simple_tag(takes_context=True)
+def provider_href(context, uuid):
+    """The console page of provider ``uuid``, as ``{% url 'console:provider' uuid %}``
+    gives it, reversed once per render: pages that link hundreds of
+    providers (the forest, an explanation's removed providers) spent a
+    tenth of their time reversing the same pattern."""
+    cache = context.render_context
+    base = cache.get("provider_href")
+    if base is None:
+        base = cache["provider_href"] = reverse("console:provider", args=[_STAND_IN])
+    return base.replace(_STAND_IN, uuid)
+
+
 @register.filter
 def head(items, count):
     """The first ``count`` of a list (what a compact cell names)."""

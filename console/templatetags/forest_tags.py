@@ -2,16 +2,12 @@
 template loop made, at a fraction of its cost (400 rows of tags, amounts
 and links were most of the page's time at 3,000 providers)."""
 from django import template
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from console.templatetags.console_tags import amount
+from console.templatetags.console_tags import amount, provider_href
 
 register = template.Library()
-
-# A stand-in uuid: the provider page's address is reversed once per page.
-_STAND_IN = "00000000-0000-0000-0000-000000000000"
 
 
 @register.simple_tag(takes_context=True)
@@ -19,10 +15,7 @@ def forest_row(context, node, few):
     """One provider of a tree: name (indented by depth, a link to its page),
     inventory used/capacity per class, consumers, traits by name (``few``,
     then "+N more")."""
-    cache = context.render_context
-    if "forest_provider_url" not in cache:
-        cache["forest_provider_url"] = reverse("console:provider", args=[_STAND_IN])
-    href = cache["forest_provider_url"].replace(_STAND_IN, node.uuid)
+    href = provider_href(context, node.uuid)
     depth = node.depth
     name = format_html('{}{}<a href="{}">{}</a>', mark_safe("&nbsp;&nbsp;" * depth),
                        mark_safe("└ ") if depth else "", href, node.name)
