@@ -1,6 +1,7 @@
 """Capacity bars (plain inline SVG, no JavaScript, no external assets) and
 amounts in their unit with the raw count on hover."""
 from datetime import datetime, timezone
+from urllib.parse import quote
 
 from django import template
 from django.urls import reverse
@@ -56,6 +57,44 @@ def capacity_bar(cap, width=240):
 @register.filter
 def indent(depth):
     return range(depth)
+
+
+# A stand-in uuid: a provider page's address is reversed once per render.
+_STAND_IN = "00000000-0000-0000-0000-000000000000"
+
+
+@register.simple_tag(takes_context=True)
+def provider_href(context, uuid):
+    """The console page of provider ``uuid``, as ``{% url 'console:provider' uuid %}``
+    gives it, reversed once per render: pages that link hundreds of
+    providers (the forest, an explanation's removed providers) spent a
+    tenth of their time reversing the same pattern."""
+    cache = context.render_context
+    base = cache.get("provider_href")
+    if base is None:
+        base = cache["provider_href"] = reverse("console:provider", args=[_STAND_IN])
+    return base.replace(_STAND_IN, uuid)
+
+
+@register.filter
+def head(items, count):
+    """The first ``count`` of a list (what a compact cell names)."""
+    return list(items)[:count]
+
+
+@register.filter
+def tail(items, count):
+    """A list after its first ``count`` (what "+N more" folds)."""
+    return list(items)[count:]
+
+
+@register.simple_tag
+def tree_href(link):
+    """Where a tree named on the forest page is: its block when shown, else
+    the search for its root."""
+    if link.shown:
+        return f"#tree-{link.uuid}"
+    return f"?q={quote(link.name)}#tree-{link.uuid}"
 
 
 @register.filter
