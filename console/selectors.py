@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import defaultdict
+from urllib.parse import urlencode
 
 import os_traits
 from django.db.models import Count, Exists, OuterRef, Q, Sum
@@ -15,6 +16,7 @@ from django.db.models import Count, Exists, OuterRef, Q, Sum
 from allocations.models import Allocation, Consumer, ConsumerType
 from allocations.selectors import provider_forest
 from candidates import explain
+from candidates.engine import serving_roots
 from candidates.query import parse_query
 from operations import history, snapshots
 from operations.models import UsageSnapshot
@@ -302,6 +304,14 @@ def change_rows(columns, **which):
 def latest_changes(count: int, **which) -> list:
     """The latest ``count`` allocation changes of a consumer or provider, newest first."""
     return list(history.changes_for(**which).order_by("-created_at", "-id")[:count])
+
+
+def hosts_with_capacity(resources: str) -> set:
+    """The ids of the roots of the trees that can take ``resources`` (the
+    text of ``resources=``), as ``GET /allocation_candidates`` finds them:
+    NUMA cells, devices and the sharing providers reaching a tree count for
+    it. Raises errors.BadRequest with the API's words."""
+    return serving_roots(parse_query(urlencode({"resources": resources})))
 
 
 def explanation(text: str, *, show: int):

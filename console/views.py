@@ -205,10 +205,22 @@ def flavor_delete(request, pk):
 def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
-    fs = selectors.provider_filter(request.GET or None)
+    # "Has capacity for" asks which hosts (whole trees, with the sharing
+    # providers they reach) can take the amounts, as the candidates engine
+    # answers it: on a nested host no single provider holds every class.
+    query = request.GET.copy()
+    resources = (query.pop("resources", None) or [""])[-1].strip()
+    fs = selectors.provider_filter(query or None)
     sort, resource_class, threshold, classes, problems = params.fullness_options(
         request, threshold_param="full")
-    qs = selectors.with_fullness(fs.qs, resource_class)
+    qs = fs.qs
+    if resources:
+        try:
+            qs = qs.filter(pk__in=selectors.hosts_with_capacity(resources))
+        except errors.PlacementError as exc:
+            problems = [*problems, exc.detail]
+            qs = qs.none()
+    qs = selectors.with_fullness(qs, resource_class)
     if threshold is not None:
         qs = selectors.full_at_least(qs, threshold / 100, resource_class)
     if sort != "name":
@@ -225,7 +237,7 @@ def provider_list(request):
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
         "problems": fs.problems + problems, "more_filters": _more_filters(request, fs),
         "sort": sort, "sorts": params.SORTS, "resource_class": resource_class,
-        "classes": classes,
+        "classes": classes, "resources": resources,
         "full": request.GET.get("full", "").strip() if threshold is not None else "",
         "sort_query": _query_without(request, "page", "sort"),
     })
