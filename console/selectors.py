@@ -99,30 +99,45 @@ def sharing_providers(provider: ResourceProvider, aggregate_ids) -> list[Resourc
     )
 
 
-def provider_consumers(provider: ResourceProvider, limit=200):
-    """Consumers holding allocations on the provider, with what they hold (1 query)."""
+def provider_consumers(providers, limit=200):
+    """Consumers holding allocations on any of ``providers`` (a provider and
+    everything under it: a host's NUMA cells and NICs), each once with what
+    it holds there as (class, used, provider) by provider name (1 query)."""
     by_consumer = {}
-    rows = (Allocation.objects.filter(resource_provider=provider)
+    rows = (Allocation.objects.filter(resource_provider__in=list(providers))
             .select_related("consumer__project", "consumer__user", "consumer__consumer_type",
-                            "resource_class")
-            .order_by("consumer__uuid", "resource_class__name"))
+                            "resource_class", "resource_provider")
+            .order_by("consumer__uuid", "resource_provider__name", "resource_class__name"))
     for a in rows:
         entry = by_consumer.setdefault(a.consumer_id, {"consumer": a.consumer, "resources": []})
-        entry["resources"].append((a.resource_class.name, a.used))
+        entry["resources"].append((a.resource_class.name, a.used, a.resource_provider))
         if len(by_consumer) > limit:
             break
     return list(by_consumer.values())[:limit], len(by_consumer) > limit
 
 
-def provider_consumer_rows(provider: ResourceProvider):
-    """Every allocation on the provider as (consumer uuid, project, user,
-    consumer type, class, used) rows, by consumer, streamed (the CSV)."""
-    return (Allocation.objects.filter(resource_provider=provider)
-            .order_by("consumer__uuid", "resource_class__name")
+def provider_consumer_rows(providers):
+    """Every allocation on ``providers`` as (consumer uuid, project, user,
+    consumer type, class, used, provider uuid, provider name) rows, by
+    consumer, streamed (the CSV)."""
+    return (Allocation.objects.filter(resource_provider__in=list(providers))
+            .order_by("consumer__uuid", "resource_provider__name", "resource_class__name")
             .values_list("consumer__uuid", "consumer__project__external_id",
                          "consumer__user__external_id", "consumer__consumer_type__name",
-                         "resource_class__name", "used")
+                         "resource_class__name", "used", "resource_provider__uuid",
+                         "resource_provider__name")
             .iterator(chunk_size=2000))
+
+
+def subtree(provider: ResourceProvider, tree) -> list[ResourceProvider]:
+    """The provider and everything under it, out of ``provider_tree``'s
+    (depth, provider) list: a host's page covers its whole tree."""
+    inside, out = {provider.pk}, [provider]
+    for _, node in tree:
+        if node.pk not in inside and node.parent_id in inside:
+            inside.add(node.pk)
+            out.append(node)
+    return out
 
 
 def consumer_allocations(consumer: Consumer):

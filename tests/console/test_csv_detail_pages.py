@@ -44,9 +44,10 @@ def test_provider_consumers_csv_has_every_consumer(staff, cloud):
     rows = _rows(staff.get(f"/console/providers/{cloud.cn.uuid}/",
                            {"table": "consumers", "format": "csv"}))
     assert rows[0] == ["consumer_uuid", "project_id", "user_id", "consumer_type",
-                       "resource_class", "used"]
+                       "resource_class", "used", "provider_uuid", "provider_name"]
     assert len({r[0] for r in rows[1:]}) == 210
-    assert [cloud.consumers[0], PROJECT, USER, "", "MEMORY_MB", "1024"] in rows
+    assert [cloud.consumers[0], PROJECT, USER, "", "MEMORY_MB", "1024", cloud.cn.uuid,
+            cloud.cn.name] in rows
     assert sum(int(r[5]) for r in rows[1:] if r[4] == "VCPU") == 105 * 1 + 105 * 2 + 1
 
 
