@@ -20,7 +20,7 @@ from candidates.engine import serving_roots
 from candidates.query import parse_query
 from operations import history, snapshots
 from operations.models import UsageSnapshot
-from planning import drain, failures, forecast
+from planning import drain, drain_moves, failures, forecast
 from planning.headroom import flavor_list, headroom
 from planning.models import Flavor
 from planning.models import SchedulingFailure
@@ -449,6 +449,11 @@ def drain_what_if(query):
     """planning.drain over a query string's arguments; raises
     errors.BadRequest with the words GET /planning/drain would use."""
     return drain.drain(**drain.arguments(query))
+
+
+def drain_not_placed(result) -> list:
+    """The consumers a drain finds no place for, one group per reason."""
+    return drain_moves.reason_groups(result.not_placed)
 
 
 def drain_choices() -> dict:
