@@ -36,6 +36,7 @@ from console.capacities import (  # noqa: F401
     capacities,
     class_totals,
     fullest_providers,
+    tree_capacities,
     tree_totals,
 )
 from console.fullness import (  # noqa: F401

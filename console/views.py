@@ -230,7 +230,9 @@ def provider_list(request):
                                       "resource_class", "capacity", "used"],
                     _provider_rows(qs))
     page = _page(request, qs.select_related("parent"))
-    caps = selectors.capacities(rp.pk for rp in page)
+    # Hosts that can take an amount: what each whole tree holds.
+    caps = (selectors.tree_capacities if resources else selectors.capacities)(
+        [rp.pk for rp in page])
     disabled = selectors.disabled_among(rp.pk for rp in page)
     rows = [(rp, caps.get(rp.pk, []), rp.pk in disabled) for rp in page]
     return render(request, "console/provider_list.html", {

@@ -8,6 +8,7 @@ import io
 import pytest
 
 from tests.console import hosts_cloud
+from tests.console.api_cloud import MV
 from tests.support.api import PlacementClient
 
 pytestmark = pytest.mark.django_db
@@ -45,6 +46,28 @@ def test_hosts_are_the_roots_of_the_candidates(staff):
     for name in ("big", "lonely", "flat"):
         assert f'">{name}</a>' in html
     assert '">small</a>' not in html and '">big-numa0</a>' not in html
+
+
+def test_a_hosts_capacity_is_its_trees(staff):
+    """Each host listed shows its whole tree's capacity and usage per class
+    (the VCPU of its NUMA cells beside the root's MEMORY_MB), summed from
+    the API's inventories and usages of every provider of the tree."""
+    api = PlacementClient()
+    rp, _ = hosts_cloud.build(api)
+    html = staff.get("/console/providers/", {"resources": "VCPU:1"}).content.decode()
+    row = html.split(f'href="/console/providers/{rp["big"]}/"')[1].split("</tr>")[0]
+    tree = [p["uuid"] for p in api.get(f"/resource_providers?in_tree={rp['big']}", mv=MV)
+            .json()["resource_providers"]]
+    for rc in ("VCPU", "PCPU", "MEMORY_MB", "SRIOV_NET_VF"):
+        capacity = used = 0
+        for u in tree:
+            inv = api.get(f"/resource_providers/{u}/inventories", mv=MV).json()[
+                "inventories"].get(rc)
+            if inv:
+                capacity += int((inv["total"] - inv["reserved"]) * inv["allocation_ratio"])
+            used += api.get(f"/resource_providers/{u}/usages", mv=MV).json()["usages"].get(rc, 0)
+        line = row.split(f'<span class="rc">{rc}</span>')[1].split("</div>")[0]
+        assert f'data-sort="{used}"' in line and f'data-sort="{capacity}"' in line, rc
 
 
 def test_other_filters_narrow_the_hosts(staff):

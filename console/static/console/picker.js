@@ -20,5 +20,9 @@ document.addEventListener("DOMContentLoaded", () => {
       if (count) count.textContent = `${shown} of ${total}`;
     };
     input.addEventListener("input", apply);
+    // Enter in the box narrows the list (already done), not a new page.
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") event.preventDefault();
+    });
   });
 });
