@@ -99,6 +99,10 @@ def test_the_migration_is_not_moved_and_not_booked_twice(cloud):
         expected = usage(api, u).get(rc, 0) - released.get((u, rc), 0) + landed.get((u, rc), 0)
         assert used == expected, (u, rc)
     assert after[(rp["pool"], "DISK_GB")] == usage(api, rp["pool"])["DISK_GB"] - 80
+    # The API answers the same.
+    body = api.get(f"/planning/drain?provider={rp['src']}", mv=MV).json()
+    assert body["in_flight"] == [move]
+    assert cloud["migration"] not in {m["consumer"] for m in body["placed"] + body["not_placed"]}
 
 
 def test_console_and_command_show_the_move_once(staff, cloud):
