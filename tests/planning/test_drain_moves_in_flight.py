@@ -146,3 +146,33 @@ def test_the_host_picker_filters(staff, cloud):
     picker = page.split('id="pick-hosts"')[1].split("</select>")[0]
     assert f'value="{cloud["rp"]["src"]}" selected>src</option>' in picker
     assert 'id="verdict"' not in page
+
+
+def test_novas_two_step_move_is_paired(db):
+    """Nova's own order: one POST /allocations gives the source to the
+    migration and empties the instance, then the instance claims its
+    destination in a request of its own; the first write pairs them."""
+    api = PlacementClient()
+    assert api.put("/traits/CUSTOM_PHYSNET_DATA", mv=MV).status_code in (201, 204)
+    agg = str(uuid.uuid4())
+    rp = {"pool": api_provider(api, "pool", inventory={"DISK_GB": 4000},
+                               traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[agg])}
+    for name in ("src", "dst"):
+        rp.update(host(api, name, 65536, [(64, 0)], aggregates=[agg]))
+    other = api_allocate(api, flavor(rp, "dst"))  # written alone: no pair
+    instance = api_allocate(api, flavor(rp, "src"))
+    migration = str(uuid.uuid4())
+    gen = api.get(f"/allocations/{instance}", mv=MV).json()["consumer_generation"]
+    assert api.post("/allocations", mv=MV, json={
+        migration: {"allocations": {u: {"resources": r} for u, r in flavor(rp, "src").items()},
+                    "project_id": "p", "user_id": "u", "consumer_generation": None,
+                    "consumer_type": "MIGRATION"},
+        instance: {"allocations": {}, "project_id": "p", "user_id": "u",
+                   "consumer_generation": gen, "consumer_type": "INSTANCE"}}).status_code == 204
+    assert api.put(f"/allocations/{instance}", mv=MV, json={
+        "allocations": {u: {"resources": r} for u, r in flavor(rp, "dst").items()},
+        "project_id": "p", "user_id": "u", "consumer_generation": None,
+        "consumer_type": "INSTANCE"}).status_code == 204
+    [move] = drain.drain(providers=["src"]).in_flight
+    assert move["instance"] == instance != other
+    assert [h["name"] for h in move["instance_on"]] == ["dst"]
