@@ -155,6 +155,31 @@ def usage_by_class_chart(rows: list[Capacity]):
 # --- the forest ---------------------------------------------------------------
 
 FOREST_TREES = 200
+# Traits named on a forest row before "+N more" (all of them on hover).
+FOREST_TRAITS = 3
+# Trees a sharing pool names on its tree before "+N more" (all of them in
+# the expandable list, up to FOREST_SERVED_LISTED).
+FOREST_SERVED = 5
+FOREST_SERVED_LISTED = 200
+
+
+@dataclasses.dataclass
+class TreeLink:
+    """A tree named on another tree's block: its root's uuid and name, and
+    whether it is on the page (a link to its block) or not (a search)."""
+
+    uuid: str
+    name: str
+    shown: bool
+
+
+@dataclasses.dataclass
+class Pool:
+    """A sharing provider of a tree and the other trees it serves."""
+
+    node: object  # allocations.selectors.ForestNode
+    colour: int  # the same marker on the pool and on each tree it serves
+    serves: list  # [TreeLink]
 
 
 @dataclasses.dataclass
@@ -166,6 +191,8 @@ class Tree:
     nodes: list
     totals: dict  # class name -> {"capacity": n, "used": n}
     consumers: int
+    pools: list = dataclasses.field(default_factory=list)  # [Pool] in this tree
+    served_by: list = dataclasses.field(default_factory=list)  # [(Pool, TreeLink of its tree)]
 
 
 def _totals(nodes) -> dict:
@@ -178,17 +205,48 @@ def _totals(nodes) -> dict:
     return dict(sorted(totals.items()))
 
 
+# Marker colours of the sharing pools (console.css .pool-c0 ... .pool-c5).
+POOL_COLOURS = 6
+
+
+def _link_pools(trees: list[Tree], everything: list[list]) -> None:
+    """Fill each shown tree's pools (its sharing providers and the trees
+    they serve, as ``provider_forest`` found them through the aggregates)
+    and served_by (the pools serving it, wherever they are)."""
+    shown = {t.root.uuid for t in trees}
+    names = {nodes[0].uuid: nodes[0].name for nodes in everything}
+    by_root = {t.root.uuid: t for t in trees}
+
+    def link(root_uuid):
+        return TreeLink(root_uuid, names[root_uuid], root_uuid in shown)
+
+    colour = 0
+    for nodes in everything:
+        for node in nodes:
+            if not node.shares_with:
+                continue
+            pool = Pool(node, colour % POOL_COLOURS,
+                        sorted((link(u) for u in node.shares_with), key=lambda t: t.name))
+            colour += 1
+            if node.root_uuid in by_root:
+                by_root[node.root_uuid].pools.append(pool)
+            for served in node.shares_with:
+                if served in by_root:
+                    by_root[served].served_by.append((pool, link(node.root_uuid)))
+
+
 def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree], int]:
     """The trees whose providers' name or uuid contain ``query`` (all when
     empty), at most ``limit`` of them (None: all), and how many matched."""
-    trees, current = [], None
+    everything, current = [], None
     for node in provider_forest():
         if node.depth == 0:
             current = [node]
-            trees.append(current)
+            everything.append(current)
         else:
             current.append(node)
     needle = query.strip().lower()
+    trees = everything
     if needle:
         trees = [t for t in trees
                  if any(needle in n.name.lower() or needle in n.uuid for n in t)]
@@ -196,6 +254,7 @@ def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree
         Tree(root=t[0], nodes=t, totals=_totals(t), consumers=t[0].tree_consumers)
         for t in trees[:limit]
     ]
+    _link_pools(shown, everything)
     return shown, len(trees)
 
 
@@ -469,7 +528,7 @@ def drain_choices() -> dict:
 
 def usage_forecast(aggregate: str) -> dict:
     """The forecast rows of one scope ("" for the whole cloud) and the
-    stranded capacity (planning.forecast; five statements)."""
+    stranded capacity (planning.forecast; six statements)."""
     return forecast.report(aggregate=aggregate, show=20)
 
 
@@ -491,3 +550,14 @@ def scheduling_failure(pk: int):
     """One record as a dict, or None."""
     record = SchedulingFailure.objects.filter(pk=pk).first()
     return failures.record_dict(record) if record else None
+
+
+def failure_reasons(record: dict) -> list:
+    """The per-class failures a record's explanation states, for showing
+    their amounts in units wherever its sentences appear (no statement)."""
+    return failures.reasons_of(record)
+
+
+def claim_reason(refusal: dict) -> dict:
+    """A refused claim's failure, as the explanations state theirs (no statement)."""
+    return failures.claim_reason(refusal)
