@@ -42,7 +42,8 @@ from candidates.summaries import ProviderSummary, summaries
 from placement_core import errors
 from placement_core.querystring import CandidateRequest
 
-__all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_candidates"]
+__all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_candidates",
+           "serving_roots"]
 
 
 # -- What comes out ---------------------------------------------------------------
@@ -76,20 +77,59 @@ def find_candidates(request: CandidateRequest) -> CandidateResult:
         load_sharing(ctx, smallest)
         found = _search(ctx, smallest)
     except combiner.TooMuchWork:
-        # A few granular groups over a wide tree multiply into hundreds of
-        # thousands of candidates (8 groups of VCPU:1 over 8 NUMA cells:
-        # 8**8): refuse such a request before it holds a worker and its memory.
-        limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
-        raise errors.BadRequest(
-            f"The request would combine more than {limit} provider choices; narrow it "
-            "(fewer or less general request groups, group_policy=isolate, limit) or "
-            "raise [placement] candidate_work_limit.",
-            code=errors.QUERY_TOO_MUCH_WORK,
-        ) from None
+        raise _too_much_work() from None
     return CandidateResult(
         allocation_requests=[_allocation_request(ctx, combo) for combo in found],
         provider_summaries=summaries(ctx, found),
     )
+
+
+def serving_roots(request: CandidateRequest) -> set:
+    """The ids of the roots of every provider that the answer to
+    ``request`` (with no limit and no cap) allocates from: which hosts can
+    take it, each counted with its whole tree and the sharing providers that
+    reach it: the roots of the providers an allocation request takes from,
+    sharing providers left out unless it takes only from them (then theirs).
+    The same search as :func:`find_candidates`, but a tree's combinations
+    are walked only until one uses the tree itself."""
+    ctx = resolve(request)
+    smallest = smallest_amounts(ctx)
+    if not smallest:
+        return set()
+    found = set()
+    try:
+        load_sharing(ctx, smallest)
+        checks = problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT)
+        for root, lists in _servable(Trees(ctx), smallest, None):
+            for combination in combiner.tree_combinations(lists, checks):
+                used = {rp for choice in combination for rp, _, _ in choice.allocs}
+                roots = {ctx.providers[rp].root_id
+                         for rp in (used - ctx.sharing or used)}
+                found |= roots
+                if root in roots:
+                    break
+    except combiner.TooMuchWork:
+        raise _too_much_work() from None
+    return found
+
+
+def _too_much_work() -> errors.BadRequest:
+    # A few granular groups over a wide tree multiply into hundreds of
+    # thousands of candidates (8 groups of VCPU:1 over 8 NUMA cells:
+    # 8**8): refuse such a request before it holds a worker and its memory.
+    limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
+    return errors.BadRequest(
+        f"The request would combine more than {limit} provider choices; narrow it "
+        "(fewer or less general request groups, group_policy=isolate, limit) or "
+        "raise [placement] candidate_work_limit.",
+        code=errors.QUERY_TOO_MUCH_WORK,
+    )
+
+
+def _servable(trees: Trees, smallest: dict, page):
+    """(root, one choice list per group) of each tree that can serve, in root order."""
+    return ((root, lists) for root in trees.load(smallest, page)
+            if (lists := trees.tree(root)) is not None)
 
 
 def _search(ctx: SearchContext, smallest: dict) -> list:
@@ -107,10 +147,7 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
         cap = limit if cap is None or cap < 0 else min(cap, limit)
     capped = cap is not None and cap >= 0
     page = cap if capped and not randomize and strategy == "depth-first" else None
-    servable = (
-        (root, lists) for root in trees.load(smallest, page)
-        if (lists := trees.tree(root)) is not None
-    )
+    servable = _servable(trees, smallest, page)
     results = [
         combination
         for _, combination in combiner.combine(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import defaultdict
+from urllib.parse import urlencode
 
 import os_traits
 from django.db.models import Count, Exists, OuterRef, Q, Sum
@@ -15,10 +16,11 @@ from django.db.models import Count, Exists, OuterRef, Q, Sum
 from allocations.models import Allocation, Consumer, ConsumerType
 from allocations.selectors import provider_forest
 from candidates import explain
+from candidates.engine import serving_roots
 from candidates.query import parse_query
 from operations import history, snapshots
 from operations.models import UsageSnapshot
-from planning import drain, failures, forecast
+from planning import drain, drain_moves, failures, forecast
 from planning.headroom import flavor_list, headroom
 from planning.models import Flavor
 from planning.models import SchedulingFailure
@@ -35,6 +37,7 @@ from console.capacities import (  # noqa: F401
     capacities,
     class_totals,
     fullest_providers,
+    tree_capacities,
     tree_totals,
 )
 from console.fullness import (  # noqa: F401
@@ -98,30 +101,45 @@ def sharing_providers(provider: ResourceProvider, aggregate_ids) -> list[Resourc
     )
 
 
-def provider_consumers(provider: ResourceProvider, limit=200):
-    """Consumers holding allocations on the provider, with what they hold (1 query)."""
+def provider_consumers(providers, limit=200):
+    """Consumers holding allocations on any of ``providers`` (a provider and
+    everything under it: a host's NUMA cells and NICs), each once with what
+    it holds there as (class, used, provider) by provider name (1 query)."""
     by_consumer = {}
-    rows = (Allocation.objects.filter(resource_provider=provider)
+    rows = (Allocation.objects.filter(resource_provider__in=list(providers))
             .select_related("consumer__project", "consumer__user", "consumer__consumer_type",
-                            "resource_class")
-            .order_by("consumer__uuid", "resource_class__name"))
+                            "resource_class", "resource_provider")
+            .order_by("consumer__uuid", "resource_provider__name", "resource_class__name"))
     for a in rows:
         entry = by_consumer.setdefault(a.consumer_id, {"consumer": a.consumer, "resources": []})
-        entry["resources"].append((a.resource_class.name, a.used))
+        entry["resources"].append((a.resource_class.name, a.used, a.resource_provider))
         if len(by_consumer) > limit:
             break
     return list(by_consumer.values())[:limit], len(by_consumer) > limit
 
 
-def provider_consumer_rows(provider: ResourceProvider):
-    """Every allocation on the provider as (consumer uuid, project, user,
-    consumer type, class, used) rows, by consumer, streamed (the CSV)."""
-    return (Allocation.objects.filter(resource_provider=provider)
-            .order_by("consumer__uuid", "resource_class__name")
+def provider_consumer_rows(providers):
+    """Every allocation on ``providers`` as (consumer uuid, project, user,
+    consumer type, class, used, provider uuid, provider name) rows, by
+    consumer, streamed (the CSV)."""
+    return (Allocation.objects.filter(resource_provider__in=list(providers))
+            .order_by("consumer__uuid", "resource_provider__name", "resource_class__name")
             .values_list("consumer__uuid", "consumer__project__external_id",
                          "consumer__user__external_id", "consumer__consumer_type__name",
-                         "resource_class__name", "used")
+                         "resource_class__name", "used", "resource_provider__uuid",
+                         "resource_provider__name")
             .iterator(chunk_size=2000))
+
+
+def subtree(provider: ResourceProvider, tree) -> list[ResourceProvider]:
+    """The provider and everything under it, out of ``provider_tree``'s
+    (depth, provider) list: a host's page covers its whole tree."""
+    inside, out = {provider.pk}, [provider]
+    for _, node in tree:
+        if node.pk not in inside and node.parent_id in inside:
+            inside.add(node.pk)
+            out.append(node)
+    return out
 
 
 def consumer_allocations(consumer: Consumer):
@@ -364,6 +382,14 @@ def latest_changes(count: int, **which) -> list:
     return list(history.changes_for(**which).order_by("-created_at", "-id")[:count])
 
 
+def hosts_with_capacity(resources: str) -> set:
+    """The ids of the roots of the trees that can take ``resources`` (the
+    text of ``resources=``), as ``GET /allocation_candidates`` finds them:
+    NUMA cells, devices and the sharing providers reaching a tree count for
+    it. Raises errors.BadRequest with the API's words."""
+    return serving_roots(parse_query(urlencode({"resources": resources})))
+
+
 def explanation(text: str, *, show: int):
     """Why the candidates query ``text`` finds what it finds; BadRequest for a bad query."""
     return explain.explain(parse_query(text), show=show)
@@ -465,6 +491,11 @@ def drain_what_if(query):
     """planning.drain over a query string's arguments; raises
     errors.BadRequest with the words GET /planning/drain would use."""
     return drain.drain(**drain.arguments(query))
+
+
+def drain_not_placed(result) -> list:
+    """The consumers a drain finds no place for, one group per reason."""
+    return drain_moves.reason_groups(result.not_placed)
 
 
 def drain_choices() -> dict:

@@ -212,10 +212,22 @@ def flavor_delete(request, pk):
 def provider_list(request):
     # The API's FilterSet, at the newest microversion, blanks ignored and
     # errors shown on the page instead of raised.
-    fs = selectors.provider_filter(request.GET or None)
+    # "Has capacity for" asks which hosts (whole trees, with the sharing
+    # providers they reach) can take the amounts, as the candidates engine
+    # answers it: on a nested host no single provider holds every class.
+    query = request.GET.copy()
+    resources = (query.pop("resources", None) or [""])[-1].strip()
+    fs = selectors.provider_filter(query or None)
     sort, resource_class, threshold, classes, problems = params.fullness_options(
         request, threshold_param="full")
-    qs = selectors.with_fullness(fs.qs, resource_class)
+    qs = fs.qs
+    if resources:
+        try:
+            qs = qs.filter(pk__in=selectors.hosts_with_capacity(resources))
+        except errors.PlacementError as exc:
+            problems = [*problems, exc.detail]
+            qs = qs.none()
+    qs = selectors.with_fullness(qs, resource_class)
     if threshold is not None:
         qs = selectors.full_at_least(qs, threshold / 100, resource_class)
     if sort != "name":
@@ -225,14 +237,16 @@ def provider_list(request):
                                       "resource_class", "capacity", "used"],
                     _provider_rows(qs))
     page = _page(request, qs.select_related("parent"))
-    caps = selectors.capacities(rp.pk for rp in page)
+    # Hosts that can take an amount: what each whole tree holds.
+    caps = (selectors.tree_capacities if resources else selectors.capacities)(
+        [rp.pk for rp in page])
     disabled = selectors.disabled_among(rp.pk for rp in page)
     rows = [(rp, caps.get(rp.pk, []), rp.pk in disabled) for rp in page]
     return render(request, "console/provider_list.html", {
         "filter": fs, "page": page, "rows": rows, "query": _query_without_page(request),
         "problems": fs.problems + problems, "more_filters": _more_filters(request, fs),
         "sort": sort, "sorts": params.SORTS, "resource_class": resource_class,
-        "classes": classes,
+        "classes": classes, "resources": resources,
         "full": request.GET.get("full", "").strip() if threshold is not None else "",
         "sort_query": _query_without(request, "page", "sort"),
     })
@@ -298,14 +312,17 @@ def _history_csv(filename, **which):
                                     for moment, *rest in selectors.change_rows(columns, **which)))
 
 
-def _provider_csv(rp, table):
+def _provider_csv(rp, table, below):
+    """The consumers and history tables of ``rp`` and ``below`` (it and
+    everything under it)."""
     if table == "consumers":
         return _csv(f"provider-{rp.uuid}-consumers.csv",
                     ["consumer_uuid", "project_id", "user_id", "consumer_type",
-                     "resource_class", "used"],
-                    selectors.provider_consumer_rows(rp))
+                     "resource_class", "used", "provider_uuid", "provider_name"],
+                    selectors.provider_consumer_rows(below))
     if table == "history":
-        return _history_csv(f"provider-{rp.uuid}-history.csv", provider=rp.uuid)
+        return _history_csv(f"provider-{rp.uuid}-history.csv",
+                            providers=[p.uuid for p in below])
     raise Http404(f"no table {table!r} on this page")
 
 
@@ -314,11 +331,14 @@ def provider_detail(request, uuid):
     rp = selectors.provider(uuid)
     if rp is None:
         raise Http404("no such resource provider")
-    if _wants_csv(request):
-        return _provider_csv(rp, request.GET.get("table", ""))
-    aggregates = selectors.provider_aggregates(rp)
-    consumers, truncated = selectors.provider_consumers(rp)
     tree = selectors.provider_tree(rp)
+    # A host's consumers and history are its whole tree's: what an instance
+    # holds on the NUMA cells and the NIC belongs to the host too.
+    below = selectors.subtree(rp, tree)
+    if _wants_csv(request):
+        return _provider_csv(rp, request.GET.get("table", ""), below)
+    aggregates = selectors.provider_aggregates(rp)
+    consumers, truncated = selectors.provider_consumers(below)
     traits = selectors.provider_trait_names(rp)
     tree_aggregates = selectors.tree_aggregate_ids([node.pk for _, node in tree])
     parent_of = {node.pk: node.parent_id for _, node in tree}
@@ -344,7 +364,8 @@ def provider_detail(request, uuid):
         "aggregates": aggregates,
         "sharing": selectors.sharing_providers(rp, tree_aggregates),
         "consumers": consumers, "consumers_truncated": truncated,
-        **_history(provider=rp.uuid),
+        "below": below if len(below) > 1 else [],
+        **_history(providers=[p.uuid for p in below]),
     })
 
 
@@ -443,14 +464,18 @@ HISTORY_ROWS = 50
 
 
 def _history(**which):
-    """The latest allocation changes of a consumer or provider, newest first."""
+    """The latest allocation changes of a consumer or of providers (a
+    provider and everything under it), newest first."""
     rows = selectors.latest_changes(HISTORY_ROWS + 1, **which)
-    by = next(iter(which))
+    by = "consumer" if "consumer" in which else "provider"
     shown = rows[:HISTORY_ROWS]
+    several = len(which.get("providers", ())) > 1
     return {"history": shown, "history_truncated": len(rows) > HISTORY_ROWS, "history_by": by,
-            # The other side of each change, by name (providers) or kind (consumers).
+            "history_tree": several,
+            # The other side of each change, by name (providers) or kind
+            # (consumers); on a tree's history, which of its providers.
             "history_names": selectors.provider_names(c.provider_uuid for c in shown)
-            if by == "consumer" else {},
+            if by == "consumer" or several else {},
             "history_types": selectors.consumer_types(c.consumer_uuid for c in shown)
             if by == "provider" else {}}
 

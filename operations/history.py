@@ -13,13 +13,16 @@ from operations.models import AllocationChange
 from placement_core import retention
 
 
-def changes_for(*, consumer=None, provider=None, since=None):
-    """The recorded changes of a consumer or a provider uuid, oldest first."""
+def changes_for(*, consumer=None, provider=None, providers=None, since=None):
+    """The recorded changes of a consumer, a provider uuid or any of the
+    ``providers`` uuids (a host's tree), oldest first."""
     query = AllocationChange.objects.all()
     if consumer is not None:
         query = query.filter(consumer_uuid=consumer)
     if provider is not None:
         query = query.filter(provider_uuid=provider)
+    if providers is not None:
+        query = query.filter(provider_uuid__in=list(providers))
     if since is not None:
         query = query.filter(created_at__gte=since)
     return query.order_by("created_at", "id")

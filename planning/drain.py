@@ -18,6 +18,12 @@ holds now and in the same shape:
   holds on a drained sharing provider lands on another sharing provider the
   new tree reaches.
 
+A move in flight is one thing: its ``MIGRATION`` consumer (holding the
+source) is not placed anywhere; what it holds is released, as the move's
+end releases it, and it is listed with the instance it moves and where
+that instance is (``planning.drain_moves``). An instance that holds a
+drained tree moves like any consumer.
+
 A consumer that holds anything in a drained tree leaves its whole tree
 (everything it holds there moves, as a migration moves an instance), so
 its usage there is released before anything lands; one that finds no
@@ -40,7 +46,7 @@ cursor into the tree order and the whole run is about linear in consumers
 plus trees.  Nova's weighers would spread rather than pack, so the plan
 is one way the move can be done, not the one Nova would pick.
 
-Six SELECTs whatever the cloud's size.
+Six SELECTs whatever the cloud's size, three more with a move in flight.
 """
 from __future__ import annotations
 
@@ -54,7 +60,9 @@ from django.db.models import Sum
 
 from allocations.models import Allocation
 from placement_core import errors
-from planning.params import check_known, whole_number
+from planning import drain_moves
+# How a query string reads (GET /planning/drain, the console) is drain_query's.
+from planning.drain_query import FULLEST, PARAMETERS, REPEATABLE, arguments  # noqa: F401
 from providers.models import (
     Inventory,
     ProviderAggregate,
@@ -64,11 +72,9 @@ from providers.models import (
     unit_ok,
 )
 from providers.references import aggregate_by_ref, provider_by_ref
-from resource_classes.models import Trait
 
 DISABLED = os_traits.COMPUTE_STATUS_DISABLED
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
-FULLEST = 10
 # Unplaced consumers given a full diagnosis each; the rest of the same shape
 # reuse their shape's diagnosis (the cloud only fills up meanwhile).
 DIAGNOSE = 50
@@ -108,6 +114,9 @@ class DrainResult:
     fullest_after: list  # [{"uuid", "name", "resource_class", "used_before", "used", "capacity", "percent"}]
     targets: int  # trees that could receive
     took_ms: float
+    # Moves in flight met: [{"consumer" (the MIGRATION one), "project",
+    # "holds", "instance" (uuid or None), "instance_on" [{"uuid", "name"}]}]
+    in_flight: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -193,7 +202,7 @@ class _Need:
     on drained sharing providers."""
 
     __slots__ = ("consumer", "project", "holds", "root", "children", "keeps", "shared",
-                 "moves_tree", "home", "size", "key")
+                 "moves_tree", "home", "size", "key", "migration")
 
     def __init__(self, consumer, project, holds):
         self.consumer, self.project, self.holds = consumer, project, holds
@@ -207,13 +216,14 @@ class _Need:
 
 def _needs(cloud, drained, rows):
     holds = defaultdict(lambda: defaultdict(dict))
-    projects = {}
-    for consumer, project, rp, rc, used in rows:
+    projects, kinds = {}, {}
+    for consumer, project, rp, rc, used, kind in rows:
         holds[consumer][rp][rc] = holds[consumer][rp].get(rc, 0) + used
-        projects[consumer] = project
+        projects[consumer], kinds[consumer] = project, kind
     needs = []
     for consumer, by_rp in holds.items():
         need = _Need(consumer, projects[consumer], by_rp)
+        need.migration = kinds[consumer] == drain_moves.MIGRATION
         in_trees = [rp for rp in by_rp if rp not in cloud.sharing]
         need.moves_tree = any(rp in drained for rp in in_trees)
         for rp, amounts in by_rp.items():
@@ -360,57 +370,6 @@ def _diagnose(cloud, need, order, drained):
             "others": others, "text": text}
 
 
-# -- Reading a query ------------------------------------------------------------------
-
-PARAMETERS = {
-    "provider": "A provider to drain, by uuid or name, with everything under it "
-                "(repeat for several).",
-    "tree": "Drain the whole tree of this provider (uuid or name; repeat for several).",
-    "aggregate": "Drain every tree with a provider in this aggregate (its uuid, or a provider "
-                 "in it by name or uuid).",
-    "required": "Traits every target root must have, comma-separated.",
-    "target_aggregate": "Only trees with a provider in this aggregate receive (its uuid, or a "
-                        "provider in it).",
-    "fullest": "How many of the fullest providers after the move to list (default 10, "
-               "at most 1000).",
-}
-REPEATABLE = {"provider", "tree"}
-
-
-def _check_parameters(query, known):
-    check_known(query, known)
-    for key in query.keys():
-        if key not in REPEATABLE and len(query.getlist(key)) > 1:
-            raise errors.BadRequest(f"Invalid query string parameters: {key} given twice.")
-
-
-def _whole_number(query, key, default, high):
-    text = query.get(key)
-    if text is None:
-        return default
-    return whole_number(key, text, 0, high)
-
-
-def arguments(query) -> dict:
-    """The keyword arguments of :func:`drain` from a query string (a
-    QueryDict): ``GET /planning/drain`` and the console's drain page read
-    their input with it.  Raises ``errors.BadRequest``."""
-    _check_parameters(query, PARAMETERS)
-    required = [t.strip() for t in (query.get("required") or "").split(",") if t.strip()]
-    missing = sorted(set(required) - set(
-        Trait.objects.filter(name__in=required).values_list("name", flat=True)))
-    if missing:
-        raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}.")
-    return {
-        "providers": [v.strip() for v in query.getlist("provider") if v.strip()],
-        "trees": [v.strip() for v in query.getlist("tree") if v.strip()],
-        "aggregate": (query.get("aggregate") or "").strip() or None,
-        "required": required,
-        "target_aggregate": (query.get("target_aggregate") or "").strip() or None,
-        "fullest": _whole_number(query, "fullest", FULLEST, 1000),
-    }
-
-
 # -- The what-if ----------------------------------------------------------------------
 
 
@@ -450,8 +409,10 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
     rows = Allocation.objects.filter(consumer_id__in=Allocation.objects.filter(
         resource_provider_id__in=drained).values("consumer_id")).values_list(
         "consumer__uuid", "consumer__project__external_id", "resource_provider_id",
-        "resource_class__name", "used")
+        "resource_class__name", "used", "consumer__consumer_type__name")
     needs = _needs(cloud, drained, rows)
+    halves = [need for need in needs if need.migration]
+    needs = [need for need in needs if not need.migration]
     before = dict(cloud.used)
     def released(need):
         """What a consumer gives up to move: its tree usage (drained or
@@ -459,9 +420,12 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
         return {rp: a for rp, a in need.holds.items()
                 if (rp in drained if rp in cloud.sharing else need.moves_tree)}
 
-    # Everything moving leaves first, and from here on usage only grows.
+    # Everything moving leaves first, and from here on usage only grows;
+    # a move in flight leaves whole, its instance already placed.
     for need in needs:
         _apply(cloud, released(need), -1)
+    for need in halves:
+        _apply(cloud, need.holds, -1)
 
     cloud_capacity = defaultdict(int)
     for p in cloud.providers.values():
@@ -545,4 +509,19 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
                  for pk in sorted(drained, key=lambda pk: cloud.providers[pk].name)],
         consumers=len(needs), placed=placed, not_placed=not_placed,
         fullest_after=fullest_after, targets=len(order),
-        took_ms=round((time.perf_counter() - started) * 1000, 1))
+        took_ms=round((time.perf_counter() - started) * 1000, 1),
+        in_flight=_in_flight(cloud, halves))
+
+
+def _in_flight(cloud, halves):
+    instances = drain_moves.instances_of([need.consumer for need in halves])
+    hosts = drain_moves.hosts_of(
+        {i for i in instances.values() if i}, lambda pk: cloud.providers[pk].root,
+        cloud.sharing, lambda pk: {"uuid": cloud.providers[pk].uuid,
+                                   "name": cloud.providers[pk].name})
+    return [{"consumer": need.consumer, "project": need.project,
+             "holds": [_entry(cloud, rp, a) for rp, a in sorted(need.holds.items())],
+             "instance": instances[need.consumer],
+             "instance_on": hosts.get(instances[need.consumer], [])}
+            for need in sorted(halves, key=lambda n: n.consumer)]
+

@@ -6,6 +6,7 @@ from collections import defaultdict
 from placement_core.texttable import short_uuid, table
 from placement_core.units import human_amount, resources_text, used_of
 from planning.drain import DrainResult
+from planning.drain_moves import reason_groups
 
 
 def as_text(result: DrainResult, *, show=20) -> str:
@@ -23,17 +24,25 @@ def as_text(result: DrainResult, *, show=20) -> str:
     if result.not_placed:
         lines += ["", "not placed:"]
         # One sentence per reason, its consumers under it (not the sentence per consumer).
-        by_reason = {}
-        for move in result.not_placed[:show]:
-            by_reason.setdefault(move.reason["text"], []).append(move)
-        for text, moves in by_reason.items():
-            lines += textwrap.wrap(text + ":", 100, initial_indent="  ", subsequent_indent="  ")
+        for group in reason_groups(result.not_placed):
+            moves = group["moves"]
+            lines += textwrap.wrap(f"{len(moves)} consumer{'s' if len(moves) > 1 else ''}: "
+                                   f"{group['reason']['text']}:", 100,
+                                   initial_indent="  ", subsequent_indent="  ")
             lines += table(["consumer", "holds on", "resources"],
                            [[short_uuid(m.consumer), ", ".join(e["name"] for e in m.holds),
-                             resources_text(_summed(m.holds))] for m in moves],
+                             resources_text(_summed(m.holds))] for m in moves[:show]],
                            indent="    ", max_cell=56)
-        if len(result.not_placed) > show:
-            lines.append(f"  ... {len(result.not_placed) - show} more")
+            if len(moves) > show:
+                lines.append(f"    ... {len(moves) - show} more")
+    if result.in_flight:
+        # A move's two halves are one thing: the migration leaves with its instance.
+        lines += ["", "moves in flight (released with their instance, not placed):"]
+        lines += table(["migration", "holds", "instance", "instance on"],
+                       [[short_uuid(m["consumer"]), resources_text(_summed(m["holds"])),
+                         short_uuid(m["instance"]) if m["instance"] else "(not in the history)",
+                         ", ".join(h["name"] for h in m["instance_on"]) or "-"]
+                        for m in result.in_flight], indent="  ", max_cell=56)
     if result.placed:
         lines += ["", "placed:"]
         rows = []

@@ -51,9 +51,17 @@ DRAIN_RESPONSE = {
             "percent": {"type": "number"}}}},
         "targets": {"type": "integer"},
         "took_ms": {"type": "number"},
+        # Moves in flight: a MIGRATION consumer holding drained providers,
+        # neither placed nor refused; what it holds is released.
+        "in_flight": {"type": "array", "items": {"type": "object", "properties": {
+            "consumer": {"type": "string"}, "project": {"type": "string"},
+            "holds": {"type": "array", "items": _AMOUNTS},
+            "instance": {"type": ["string", "null"]},
+            "instance_on": {"type": "array", "items": {"type": "object", "properties": {
+                "uuid": {"type": "string"}, "name": {"type": "string"}}}}}}},
     },
     "required": ["fits", "drained", "consumers", "placed", "not_placed", "fullest_after",
-                 "targets", "took_ms"],
+                 "targets", "took_ms", "in_flight"],
 }
 
 

@@ -70,7 +70,7 @@ def test_drain_forecast_and_failures(browser, live_server, cloud):  # noqa: F811
 
     page.select_option("#pick-hosts", [])
     page.select_option("#pick-aggregate", str(cloud.rack.uuid))
-    page.click("#drain-form button")
+    page.click("#simulate")
     verdict = page.inner_text("#verdict")
     # cn1 and cn2 out: cn3 (16 VCPU, 4 PCPU, 32 GiB) cannot take 18 VCPU and 42 GiB.
     assert "Does not fit" in verdict

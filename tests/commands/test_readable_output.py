@@ -37,8 +37,9 @@ JSON_KEYS = {
     "flavors": {"flavors"},
     # stranded_shapes: added since by the stranded-capacity rework (5fd5efb), not the text's
     "capacity_forecast": {"forecast", "stranded", "stranded_shapes"},
-    "drain_what_if": {"consumers", "drained", "fits", "fullest_after", "not_placed", "placed",
-                      "targets", "took_ms"},
+    # in_flight: added since by the moves-in-flight rework (0e3440c), not the text's
+    "drain_what_if": {"consumers", "drained", "fits", "fullest_after", "in_flight", "not_placed",
+                      "placed", "targets", "took_ms"},
     "allocation_history": {"changes"},
     "scheduling_failures": {"bucket_hours", "by_reason", "dry_run", "failures", "hours",
                             "pruned", "since", "total"},

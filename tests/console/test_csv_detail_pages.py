@@ -44,9 +44,10 @@ def test_provider_consumers_csv_has_every_consumer(staff, cloud):
     rows = _rows(staff.get(f"/console/providers/{cloud.cn.uuid}/",
                            {"table": "consumers", "format": "csv"}))
     assert rows[0] == ["consumer_uuid", "project_id", "user_id", "consumer_type",
-                       "resource_class", "used"]
+                       "resource_class", "used", "provider_uuid", "provider_name"]
     assert len({r[0] for r in rows[1:]}) == 210
-    assert [cloud.consumers[0], PROJECT, USER, "", "MEMORY_MB", "1024"] in rows
+    assert [cloud.consumers[0], PROJECT, USER, "", "MEMORY_MB", "1024", cloud.cn.uuid,
+            cloud.cn.name] in rows
     assert sum(int(r[5]) for r in rows[1:] if r[4] == "VCPU") == 105 * 1 + 105 * 2 + 1
 
 
@@ -75,7 +76,7 @@ def test_provider_and_consumer_history_csv(staff, cloud):
 
 def test_usage_csv_follows_the_page_choice(staff, cloud):
     now = timezone.now()
-    snapshots.take(now=now - timezone.timedelta(days=10), force=True)
+    snapshots.take(now=now - timezone.timedelta(days=20), force=True)
     snapshots.take(now=now - timezone.timedelta(hours=1), force=True)
     page = staff.get("/console/usage/").content.decode()
     assert 'id="csv-usage"' in page
@@ -83,8 +84,8 @@ def test_usage_csv_follows_the_page_choice(staff, cloud):
     assert rows[0] == ["taken_at", "aggregate_uuid", "resource_class", "capacity", "used"]
     assert {(r[1], r[2], r[3], r[4]) for r in rows[1:]} == {
         ("", "MEMORY_MB", "65536", "1024"), ("", "VCPU", "512", "316")}
-    assert len(rows) == 3  # the last 7 days only
-    rows = _rows(staff.get("/console/usage/", {"format": "csv", "days": 14,
+    assert len(rows) == 3  # the forecast's window (14 days) only
+    rows = _rows(staff.get("/console/usage/", {"format": "csv", "days": 30,
                                                "aggregate": cloud.agg.uuid}))
     assert len(rows) == 5 and {r[1] for r in rows[1:]} == {cloud.agg.uuid}
 

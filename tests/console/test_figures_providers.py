@@ -133,17 +133,23 @@ def test_every_provider_page(staff, ref):
                 ref.capacity(u, rc), ref.used(u, rc), ref.free(u, rc)], (p["name"], rc)
             assert agrees(row[7].text, rc, ref.free(u, rc))
             assert number(row[8].text) == round(100 * ref.fraction(u, rc), 1)
-        # Consumers holding allocations here, with what they hold here.
+        # Consumers holding allocations here and under here (a host's NUMA
+        # cells and NICs), each once with what it holds there, by provider
+        # name and class.
+        below = subtree(ref, u)
         shown = {r[0].text.split()[-1] if "MIGRATION" not in r[0].text
                  else r[0].text.split()[1]: r[3].raws for r in table(html, "consumers")
                  if r[0].text != "No allocations."}
-        right = {c[:8]: [n for _, n in sorted(a["resources"].items())]
-                 for c, a in p["allocations"].items()}
-        assert shown == right, p["name"]
+        right = {}
+        for t in sorted(below, key=lambda t: ref.rp[t]["name"]):
+            for c, a in ref.rp[t]["allocations"].items():
+                right.setdefault(c[:8], []).extend(n for _, n in sorted(a["resources"].items()))
+        assert shown == {c: right[c] for c in sorted(right)}, p["name"]
         csv = csv_rows(staff.get(f"/console/providers/{u}/",
                                  {"table": "consumers", "format": "csv"}))
-        assert sorted((r["consumer_uuid"], r["resource_class"], int(r["used"])) for r in csv) == \
-            sorted((c, rc, n) for c, a in p["allocations"].items()
+        assert sorted((r["consumer_uuid"], r["provider_uuid"], r["resource_class"],
+                       int(r["used"])) for r in csv) == \
+            sorted((c, t, rc, n) for t in below for c, a in ref.rp[t]["allocations"].items()
                    for rc, n in a["resources"].items())
         # A root with children: the tree's sums, free counted per inventory.
         tree = ref.tree(u)
@@ -194,3 +200,13 @@ def test_generations_sharing_and_trees_served(staff, api, ref):
     assert sorted({ref.rp[ref.rp[m]["root"]]["name"] for m in ref.rp
                    if ref.rp[m]["aggregates"] & {fc.AGG_B, fc.AGG_C}} - {"pool-b"}) == [
         "h1", "h2", "h3", "idle"]
+
+
+def subtree(ref, u):
+    """The provider and every provider under it (by parent links)."""
+    out, grew = {u}, True
+    while grew:
+        more = {t for t, p in ref.rp.items() if p["parent"] in out} - out
+        out |= more
+        grew = bool(more)
+    return out
