@@ -1,0 +1,140 @@
+"""Which trees a limited search loads, and in what batches.
+
+With ``limit`` and no shuffling the answer is the first candidates in root
+order, so the search walks the roots in order and stops at the limit
+(``candidates.choices.Trees.load``). Loading a tree costs its providers,
+their traits and every inventory with its usage summed over its
+allocations; at 100,000 providers most trees cannot serve a given request
+(an Ironic node a VCPU one, a compute node a CUSTOM_BAREMETAL_GOLD one), so
+the walk first reads, a range of provider ids at a time (ranges doubling),
+cheap facts about each tree (``sql.root_facts``: which requested classes
+some provider holds big enough, which of the asked aggregates and traits it
+has) and loads only the trees whose facts meet every :class:`Need`. A need
+is only ever a condition every serving tree meets, so no tree that could
+serve is skipped and the answer stays exactly what loading every tree would
+give; usage, the traits judged together and everything else are still
+checked on the loaded trees as before.
+
+The trees that pass are loaded in batches sized by how many candidates a
+tree has given so far, so the search loads about as many trees as its
+answer needs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from candidates import sql
+from candidates.context import SearchContext
+from placement_core.uuids import normalize_uuid
+
+# Provider ids in the first range read; each later one is twice as long.
+FIRST_RANGE = 1000
+# Trees in the first batch loaded, before any has shown how many
+# candidates a tree gives.
+FIRST_BATCH = 100
+
+
+@dataclass(frozen=True)
+class Need:
+    """A tree serves only if it has at least one of these facts, each a
+    (kind, value) pair of ``sql.root_facts``' kinds."""
+
+    facts: frozenset
+
+
+def needs(ctx: SearchContext, smallest: dict, sharing: list) -> list | None:
+    """The needs of the request (None: no tree can serve). ``sharing``: the
+    ids of the providers with the sharing trait, any of which may serve a
+    tree from outside it, through an aggregate."""
+    offered, sharing_aggs, sharing_traits = {}, {}, set()
+    if sharing:
+        for rp, kind, value in sql.sharing_facts(sharing, smallest):
+            if kind == sql.CLASS:
+                offered.setdefault(value, set()).add(rp)
+            elif kind == sql.AGGREGATE:
+                sharing_aggs.setdefault(rp, set()).add(value)
+            else:
+                sharing_traits.add(value)
+    aggregate_ids = _aggregate_ids(ctx)
+    out = []
+    for group in ctx.groups:
+        bound = not group.resources  # a group without resources uses the tree's own providers
+        for cid in group.resources:
+            # The tree holds the class, or is reached by a sharing provider holding it.
+            facts = {(sql.CLASS, cid)}
+            for rp in offered.get(cid, ()):
+                facts |= {(sql.AGGREGATE, agg) for agg in sharing_aggs.get(rp, ())}
+            bound |= cid not in offered
+            out.append(Need(frozenset(facts)))
+        # A required trait no sharing provider has is on a provider of the tree.
+        for any_of in group.required:
+            if any_of.isdisjoint(sharing_traits):
+                out.append(Need(frozenset((sql.TRAIT, t) for t in any_of)))
+        if not bound:
+            continue
+        # The group takes something from the tree itself: that provider, or
+        # its root, is in one of each member_of set, and the tree is in_tree's.
+        for any_of in group.spec.member_of.any_of:
+            out.append(Need(frozenset(
+                (sql.AGGREGATE, agg) for uuid in any_of for agg in aggregate_ids.get(uuid, ()))))
+        if group.in_tree_root is not None:
+            out.append(Need(frozenset({(sql.ROOT, group.in_tree_root)})))
+    if any(not need.facts for need in out):
+        return None
+    return out
+
+
+def _aggregate_ids(ctx: SearchContext) -> dict:
+    """{canonical uuid: ids of the aggregates stored in any spelling of it},
+    read only when a group asks for member_of."""
+    if not any(g.spec.member_of.any_of for g in ctx.groups):
+        return {}
+    ids = {}
+    for agg_id, stored in sql.aggregate_ids():
+        ids.setdefault(normalize_uuid(stored) or stored, set()).add(agg_id)
+    return ids
+
+
+def serving_roots(smallest: dict, wanted: list):
+    """Yield, in order, the roots of the trees meeting every need in
+    ``wanted``, a range of provider ids at a time."""
+    classes = {value for need in wanted for kind, value in need.facts if kind == sql.CLASS}
+    aggregates = {value for need in wanted for kind, value in need.facts
+                  if kind == sql.AGGREGATE}
+    traits = {value for need in wanted for kind, value in need.facts if kind == sql.TRAIT}
+    asked = {cid: amount for cid, amount in smallest.items() if cid in classes}
+    first, last = sql.provider_id_span()
+    after, size = first - 1, FIRST_RANGE
+    while after < last:
+        upto = after + size
+        facts = {}
+        for root, kind, value in sql.root_facts(after, upto, asked, aggregates, traits):
+            held = facts.get(root)
+            if held is None:
+                facts[root] = {(kind, value), (sql.ROOT, root)}
+            else:
+                held.add((kind, value))
+        for root in sorted(facts):
+            held = facts[root]
+            if all(not held.isdisjoint(need.facts) for need in wanted):
+                yield root
+        after, size = upto, size * 2
+
+
+def batches(roots, produced, wanted: int):
+    """Group ``roots`` into the batches to load: the first of FIRST_BATCH
+    trees, then as many as the candidates still missing need at the rate
+    the trees loaded so far gave them. ``produced()``: candidates so far."""
+    batch, loaded = [], 0
+    size = min(FIRST_BATCH, wanted)
+    for root in roots:
+        batch.append(root)
+        if len(batch) >= size:
+            yield batch
+            loaded += len(batch)
+            batch = []
+            done = produced()
+            rate = done / loaded if done else 1
+            size = max(1, int((wanted - done) / rate * 1.1) + 1)
+    if batch:
+        yield batch
