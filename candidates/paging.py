@@ -29,6 +29,9 @@ from placement_core.uuids import normalize_uuid
 
 # Provider ids in the first range read; each later one is twice as long.
 FIRST_RANGE = 1000
+# Ranges read before the walk turns to the trees meeting its most
+# selective need (FIRST_RANGE, twice, four times: 7,000 ids).
+DENSE_RANGES = 3
 # Trees in the first batch loaded, before any has shown how many
 # candidates a tree gives.
 FIRST_BATCH = 100
@@ -97,28 +100,71 @@ def _aggregate_ids(ctx: SearchContext) -> dict:
 
 def serving_roots(smallest: dict, wanted: list):
     """Yield, in order, the roots of the trees meeting every need in
-    ``wanted``, a range of provider ids at a time."""
-    classes = {value for need in wanted for kind, value in need.facts if kind == sql.CLASS}
-    aggregates = {value for need in wanted for kind, value in need.facts
-                  if kind == sql.AGGREGATE}
-    traits = {value for need in wanted for kind, value in need.facts if kind == sql.TRAIT}
-    asked = {cid: amount for cid, amount in smallest.items() if cid in classes}
+    ``wanted``: a range of provider ids at a time while the trees that
+    pass are dense; once the ranges have grown past DENSE_RANGES without
+    filling the answer, from the trees meeting the need fewest trees have
+    met so far (:func:`_driven`); the trees loaded are judged in full."""
+    asked = _asked(smallest, wanted)
     first, last = sql.provider_id_span()
     after, size = first - 1, FIRST_RANGE
+    met = [0] * len(wanted)  # per need, the trees met so far
     while after < last:
+        if size > FIRST_RANGE << DENSE_RANGES:
+            driver = min(range(len(wanted)), key=met.__getitem__) if wanted else None
+            if driver is not None:
+                yield from _driven(after, asked, wanted[driver])
+                return
         upto = after + size
-        facts = {}
-        for root, kind, value in sql.root_facts(after, upto, asked, aggregates, traits):
-            held = facts.get(root)
-            if held is None:
-                facts[root] = {(kind, value), (sql.ROOT, root)}
-            else:
-                held.add((kind, value))
-        for root in sorted(facts):
-            held = facts[root]
-            if all(not held.isdisjoint(need.facts) for need in wanted):
-                yield root
+        yield from _passing(sql.root_facts((after, upto), *asked), wanted, met)
         after, size = upto, size * 2
+
+
+def _asked(smallest: dict, wanted: list) -> tuple:
+    """What ``sql.root_facts`` is to read for ``wanted``: ({class: smallest
+    amount}, aggregate ids, trait ids)."""
+    kinds = {sql.CLASS: set(), sql.AGGREGATE: set(), sql.TRAIT: set(), sql.ROOT: set()}
+    for need in wanted:
+        for kind, value in need.facts:
+            kinds[kind].add(value)
+    classes = {cid: amount for cid, amount in smallest.items() if cid in kinds[sql.CLASS]}
+    return classes, kinds[sql.AGGREGATE], kinds[sql.TRAIT]
+
+
+def _passing(rows, wanted: list, met=None):
+    """The roots of ``rows`` (root facts) meeting every need, in order;
+    counts into ``met`` the roots meeting each need."""
+    facts = {}
+    for root, kind, value in rows:
+        held = facts.get(root)
+        if held is None:
+            facts[root] = {(kind, value), (sql.ROOT, root)}
+        else:
+            held.add((kind, value))
+    for root in sorted(facts):
+        held = facts[root]
+        passes = True
+        for index, need in enumerate(wanted):
+            if held.isdisjoint(need.facts):
+                passes = False
+            elif met is not None:
+                met[index] += 1
+        if passes:
+            yield root
+
+
+def _driven(after: int, asked: tuple, driver: Need):
+    """The roots after ``after`` meeting ``driver``, in one read (found from
+    the index of its class, aggregate or trait: an Ironic class is on one
+    node in three). The other needs are not read for them: the trees
+    meeting the most selective need are few, and loading one is what
+    judges it anyway, where reading the other needs' facts for a list of
+    trees had the planners read every inventory of their classes."""
+    classes, _, _ = asked
+    own = {kind: {value for k, value in driver.facts if k == kind}
+           for kind in (sql.CLASS, sql.AGGREGATE, sql.TRAIT)}
+    rows = sql.root_facts((after, None), {c: a for c, a in classes.items() if c in own[sql.CLASS]},
+                          own[sql.AGGREGATE], own[sql.TRAIT])
+    yield from _passing(rows, [driver])
 
 
 def batches(roots, produced, wanted: int):

@@ -329,7 +329,7 @@ def trait_names(ids) -> dict:
 
 def _capable(smallest: dict, alias: str = "i") -> tuple[str, list]:
     """Inventories whose size alone (usage aside) can give the smallest amount
-    asked of their class: an index-only test, no allocation is summed."""
+    asked of their class: no allocation is summed."""
     terms, params = [], []
     for cid in sorted(smallest):
         terms.append(f"({alias}.resource_class_id = %s AND {alias}.max_unit >= %s "
@@ -386,31 +386,40 @@ def sharing_facts(sharing, smallest: dict) -> list:
         inv_params + capable_params + agg_params + agg_params)
 
 
-def root_facts(after: int, last: int, smallest: dict, aggregates, traits) -> list:
-    """QP: (root, kind, value) for the trees whose root id is in (after,
-    last]: the classes some provider of the tree holds big enough (CLASS),
-    and which of ``aggregates`` (AGGREGATE) and ``traits`` (TRAIT) some
-    provider of it is in or has; with none of the three asked, every root
-    (ROOT, 0). What a limited search reads before it loads a tree.
+def root_facts(roots, smallest: dict, aggregates, traits) -> list:
+    """QP: (root, kind, value) for the trees whose roots are ``roots``: a
+    range (after, last] of ids (``last`` None: every root after ``after``)
+    or a list of ids. The classes some provider of the tree holds big
+    enough (CLASS), and which of ``aggregates`` (AGGREGATE) and ``traits``
+    (TRAIT) some provider of it is in or has; with none of the three
+    asked, every root (ROOT, 0). What a limited search reads before it
+    loads a tree.
 
     SELECT p.root_provider_id, 0, i.resource_class_id
     FROM resource_providers p JOIN inventories i ON i.resource_provider_id = p.id
     WHERE p.root_provider_id > :after AND p.root_provider_id <= :last AND <capacity terms>
     UNION ALL SELECT p.root_provider_id, 1, o.aggregate_id
     FROM resource_providers p JOIN resource_provider_aggregates o ON o.resource_provider_id = p.id
-    WHERE <the same range> AND o.aggregate_id IN (:aggregates)
+    WHERE <the same roots> AND o.aggregate_id IN (:aggregates)
     UNION ALL SELECT p.root_provider_id, 2, t.trait_id
     FROM resource_providers p JOIN resource_provider_traits t ON t.resource_provider_id = p.id
-    WHERE <the same range> AND t.trait_id IN (:traits)
+    WHERE <the same roots> AND t.trait_id IN (:traits)
     """
-    span = "p.root_provider_id > %s AND p.root_provider_id <= %s"
+    if isinstance(roots, tuple):
+        after, last = roots
+        span, span_params = "p.root_provider_id > %s", [after]
+        if last is not None:
+            span += " AND p.root_provider_id <= %s"
+            span_params.append(last)
+    else:
+        span, span_params = _in("p.root_provider_id", roots)
     parts, params = [], []
     if smallest:
         capable, more = _capable(smallest)
         parts.append(f"SELECT p.root_provider_id, {CLASS}, i.resource_class_id "
                      "FROM resource_providers p JOIN inventories i "
                      f"ON i.resource_provider_id = p.id WHERE {span} AND {capable}")
-        params += [after, last] + more
+        params += span_params + more
     for kind, table, column, values in (
             (AGGREGATE, "resource_provider_aggregates", "aggregate_id", aggregates),
             (TRAIT, "resource_provider_traits", "trait_id", traits)):
@@ -419,9 +428,8 @@ def root_facts(after: int, last: int, smallest: dict, aggregates, traits) -> lis
             parts.append(f"SELECT p.root_provider_id, {kind}, o.{column} "
                          f"FROM resource_providers p JOIN {table} o "
                          f"ON o.resource_provider_id = p.id WHERE {span} AND {clause}")
-            params += [after, last] + more
+            params += span_params + more
     if not parts:
-        return _fetch(f"SELECT id, {ROOT}, 0 FROM resource_providers "
-                      "WHERE parent_provider_id IS NULL AND id > %s AND id <= %s",
-                      [after, last])
+        return _fetch(f"SELECT p.root_provider_id, {ROOT}, 0 FROM resource_providers p "
+                      f"WHERE p.parent_provider_id IS NULL AND {span}", span_params)
     return _fetch(" UNION ALL ".join(parts), params)

@@ -119,3 +119,36 @@ def test_one_range_of_ids_covers_a_small_cloud(api, cloud):
     fact_reads = [q["sql"] for q in ctx.captured_queries
                   if "SELECT p.root_provider_id, 0" in q["sql"]]
     assert len(fact_reads) == 1, fact_reads
+
+
+@pytest.mark.parametrize("limit", [1, 9, 30, 100])
+def test_ranges_then_the_most_selective_need_give_the_unlimited_head(
+        api, world, settings, monkeypatch, limit):
+    """Ranges of 3 ids: the walk soon turns to the trees holding the rarest
+    need (the trait, on every fourth nested host), and the answer is still
+    the unlimited answer's head, sharing pool and summaries included."""
+    from candidates import paging
+
+    monkeypatch.setattr(paging, "FIRST_RANGE", 3)
+    settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = False
+    agg = world.aggregate()
+    for i in range(30):
+        world.provider(f"bm{i:02}", inventory={"CUSTOM_BAREMETAL_GOLD": 1})
+        root = world.provider(f"host{i:02}", aggs=[agg] if i % 2 else [])
+        world.provider(f"host{i:02}-numa", parent=root, inventory={"VCPU": 8},
+                       traits=["HW_NUMA_ROOT"] if i % 4 == 0 else [])
+        if i % 3 == 0:
+            world.provider(f"host{i:02}-disk", parent=root, inventory={"DISK_GB": 100})
+    world.provider("pool", inventory={"DISK_GB": 10000}, aggs=[agg],
+                   traits=["MISC_SHARES_VIA_AGGREGATE"])
+    query = ("/allocation_candidates?resources=DISK_GB:10&resources1=VCPU:2"
+             "&required1=HW_NUMA_ROOT&group_policy=none")
+    full = _get(api, query)
+    assert len(full["allocation_requests"]) > 0
+    part = _get(api, f"{query}&limit={limit}")
+    head = full["allocation_requests"][:limit]
+    assert part["allocation_requests"] == head
+    named = {u for ar in head for u in ar["allocations"]}
+    roots = {full["provider_summaries"][u]["root_provider_uuid"] for u in named}
+    assert part["provider_summaries"] == {
+        u: s for u, s in full["provider_summaries"].items() if s["root_provider_uuid"] in roots}
