@@ -379,7 +379,7 @@ def problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
         same_subtree=[[suffix_index[s] for s in sfx] for sfx in ctx.request.same_subtree],
         ancestors=_Lazy(ancestors),
         root_of=_Lazy(lambda pid: providers[pid].root_id),
-        sharing=frozenset(ctx.sharing),
+        sharing=ctx.sharing,
         nested_aware=ctx.nested_aware,
         max_placements=max_placements,
     )
