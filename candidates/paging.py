@@ -160,12 +160,15 @@ def _driven(after: int, asked: tuple, driver: Need):
     meeting the most selective need are few, and loading one is what
     judges it anyway, where reading the other needs' facts for a list of
     trees had the planners read every inventory of their classes."""
-    classes, _, _ = asked
     own = {kind: {value for k, value in driver.facts if k == kind}
-           for kind in (sql.CLASS, sql.AGGREGATE, sql.TRAIT)}
-    rows = sql.root_facts((after, None), {c: a for c, a in classes.items() if c in own[sql.CLASS]},
-                          own[sql.AGGREGATE], own[sql.TRAIT])
-    yield from _passing(rows, [driver])
+           for kind in (sql.CLASS, sql.AGGREGATE, sql.TRAIT, sql.ROOT)}
+    if own[sql.ROOT]:  # in_tree names the tree itself (-1: none)
+        yield from sorted(root for root in own[sql.ROOT] if root > after)
+        return
+    classes = {c: a for c, a in asked[0].items() if c in own[sql.CLASS]}
+    # Every fact read is one of the driver's: each root read meets it.
+    yield from sorted({row[0] for row in sql.root_facts(
+        (after, None), classes, own[sql.AGGREGATE], own[sql.TRAIT])})
 
 
 def batches(roots, produced, wanted: int):
