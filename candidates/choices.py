@@ -21,8 +21,7 @@ from candidates.context import (
     ResolvedGroup,
     SearchContext,
     TreeProvider,
-    load_reach,
-    load_roots,
+    load_batch,
     load_trees,
 )
 from placement_core import errors
@@ -158,12 +157,11 @@ class Trees:
         if wanted is None:
             return
         for batch in paging.batches(paging.serving_roots(smallest, wanted), produced, page):
-            reaches, added = load_reach(ctx, smallest, sharing, batch)
+            reaches, added = load_batch(ctx, smallest, sharing, batch)
             for rp, roots in reaches.items():
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
-            reached = {root for roots in reaches.values() for root in roots}
-            self.add(added + load_roots(ctx, smallest, batch, reached))
+            self.add(added)
             yield from (root for root in batch if root in self.members)
 
     def pool(self, root) -> list:

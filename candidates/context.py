@@ -196,44 +196,39 @@ def load_sharing(ctx: SearchContext, smallest: dict) -> None:
     add_providers(ctx, sql.tree_providers(sorted(ctx.sharing), []))
 
 
-def load_reach(ctx: SearchContext, smallest: dict, sharing: list, roots: list) -> tuple:
-    """For a batch of trees about to load: the providers of ``sharing`` (the
-    ids of all those with the sharing trait) that reach them, with the
-    inventories of those not read yet and their own trees. Returns
+def load_batch(ctx: SearchContext, smallest: dict, sharing: list, roots: list) -> tuple:
+    """A batch of trees chosen by ``candidates.paging`` (``roots``), with
+    the providers of ``sharing`` (all those with the sharing trait) that
+    reach them: which do (Q3 for the batch), every inventory of those not
+    read yet, the batch's providers and those sharing providers' own trees
+    in one read (Q4), then every inventory of the batch's providers (Q1b:
+    all their summaries need too). Keeps the trees with an inventory able
+    to serve or reached by a sharing provider able to serve. Returns
     ({able sharing provider: roots of the batch it reaches}, providers added)."""
-    if not sharing:
-        return {}, []
-    pairs = sql.trees_reached(sharing, roots)
+    pairs = sql.trees_reached(sharing, roots) if sharing else {}
     new = sorted(set(pairs) - ctx.probed)
-    added = []
+    able = set()
     if new:
         ctx.probed.update(new)
-        rows = sql.usable_inventories(smallest, new)
-        able = {row[0] for row in rows}
+        ctx.complete.update(new)
+        able = add_inventory(ctx, sql.provider_inventories(new), smallest)
         ctx.sharing |= able
-        add_inventory(ctx, rows)
-        if able:
-            added = add_providers(ctx, sql.tree_providers(sorted(able), []))
     reaches = {}
     for rp, reached in pairs.items():
         if rp in ctx.sharing:
             ctx.reaches.setdefault(rp, set()).update(reached)
             reaches[rp] = reached
-    return reaches, added
-
-
-def load_roots(ctx: SearchContext, smallest: dict, roots: list, reached: set) -> list:
-    """The trees of ``roots`` (chosen by ``candidates.paging``): their
-    providers, then every inventory of those with its usage (which is also
-    all their summaries need), keeping the trees with an inventory able to
-    serve or in ``reached`` (those of them a sharing provider able to serve
-    reaches). Returns the providers added."""
-    members = sql.tree_providers([], roots)
-    ids = [row[0] for row in members]
-    rows = sql.provider_inventories(ids) if ids else []
-    ctx.complete.update(ids)
-    wanted = reached | _roots_of(members, add_inventory(ctx, rows, smallest))
-    return add_providers(ctx, [row for row in members if row[3] in wanted])
+    members = sql.tree_providers(sorted(able), roots)
+    batch = set(roots)
+    unread = [row[0] for row in members if row[3] in batch and row[0] not in ctx.complete]
+    rows = sql.provider_inventories(unread) if unread else []
+    ctx.complete.update(unread)
+    # The sharing providers' own trees, whole, and the batch's trees that
+    # can serve or that one of them reaches.
+    wanted = _roots_of(members, able)
+    wanted |= {root for roots_ in reaches.values() for root in roots_}
+    wanted |= _roots_of(members, add_inventory(ctx, rows, smallest))
+    return reaches, add_providers(ctx, [row for row in members if row[3] in wanted])
 
 
 def load_trees(ctx: SearchContext, smallest: dict) -> list:

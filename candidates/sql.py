@@ -14,9 +14,10 @@ and trait names (Q8). A search that stops at a limit (``candidates.paging``)
 reads the span of provider ids and the sharing providers (Q2a) with what
 they hold (QS), then, a range of ids at a time (ranges doubling), the
 facts of the trees there (QP), and loads the trees that pass in batches:
-the sharing providers reaching the batch (Q3 scoped to it) and the
-inventories of those not read yet (Q1 scoped), the batch's providers (Q4),
-every inventory of them (Q1b), Q5 and Q6. Raw SQL rather than the ORM because the statements are few,
+the sharing providers reaching the batch (Q3 scoped to it) and every
+inventory of those not read yet (Q1b), the batch's providers with those
+sharing providers' trees (Q4), every inventory of the batch's providers
+(Q1b), Q5 and Q6. Raw SQL rather than the ORM because the statements are few,
 hot, and easier to read and EXPLAIN written out.
 """
 from django.db import connection, connections
@@ -232,22 +233,27 @@ def tree_providers(provider_ids, reached_roots) -> list:
 
     SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers
     WHERE root_provider_id IN (SELECT root_provider_id FROM resource_providers WHERE id IN (:providers))
-       OR root_provider_id IN (:reached roots)
+    UNION
+    SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers
+    WHERE root_provider_id IN (:reached roots)
+
+    A UNION rather than one WHERE with OR: PostgreSQL read the whole table
+    for the OR (230-450 ms at 100,000 providers under load).
     """
-    terms, params = [], []
+    columns = "SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers"
+    parts, params = [], []
     if provider_ids:
-        clause, params = _in("id", provider_ids)
-        terms.append(f"root_provider_id IN (SELECT root_provider_id FROM resource_providers WHERE {clause})")
+        clause, more = _in("id", provider_ids)
+        parts.append(f"{columns} WHERE root_provider_id IN "
+                     f"(SELECT root_provider_id FROM resource_providers WHERE {clause})")
+        params += more
     if reached_roots:
         clause, more = _in("root_provider_id", reached_roots)
-        terms.append(clause)
+        parts.append(f"{columns} WHERE {clause}")
         params += more
-    if not terms:
+    if not parts:
         return []
-    return _fetch(
-        f"SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers WHERE {' OR '.join(terms)}",
-        params,
-    )
+    return _fetch(" UNION ".join(parts), params)
 
 
 def provider_trait_ids(provider_ids) -> list:
