@@ -264,10 +264,12 @@ class CapacityRefused(errors.Conflict):
     scheduling failures (allocations.signals.claim_refused)."""
 
     def __init__(self, detail, *, reason, provider, resource_class, requested=None, used=None,
-                 capacity=None):
+                 capacity=None, limits=None):
         super().__init__(detail)
         self.refusal = {"reason": reason, "provider": provider, "resource_class": resource_class,
-                        "requested": requested, "used": used, "capacity": capacity}
+                        "requested": requested, "used": used, "capacity": capacity,
+                        # min_unit, max_unit, step_size: which one was broken.
+                        **(limits or {})}
 
 
 def _check_capacity(new_rows, locked_providers, class_names, held_before):
@@ -305,6 +307,8 @@ def _check_capacity(new_rows, locked_providers, class_names, held_before):
                 "amount would violate inventory constraints.",
                 reason="unit_constraints", provider=provider_uuid, resource_class=class_name,
                 requested=row.used, used=inv.used, capacity=inv.capacity,
+                limits={"min_unit": inv.min_unit, "max_unit": inv.max_unit,
+                        "step_size": inv.step_size},
             )
         requested[key] += row.used
         if inv.used + requested[key] > inv.capacity and requested[key] > held_before[key]:

@@ -51,6 +51,8 @@ def scheduling_failures(request):
         result = selectors.scheduling_failures(QueryDict())
     for group in result["by_reason"]:
         group["chart"] = charts.trend_bars(group["trend"])
+    for record in result["failures"]:
+        record["reasons"] = selectors.failure_reasons(record)
     context["result"] = result
     return render(request, "console/failures.html", context)
 
@@ -61,6 +63,13 @@ def scheduling_failure(request, pk):
     if record is None:
         raise Http404(f"no scheduling failure {pk}")
     claimed_on = (record["explanation"] or {}).get("provider") if record["kind"] == "claim" else None
+    record["reasons"] = selectors.failure_reasons(record)
+    if record["kind"] == "claim" and record["explanation"]:
+        record["claim"] = selectors.claim_reason(record["explanation"])
+    for group in (record["explanation"] or {}).get("groups", []):
+        for step in group.get("steps", []) + group.get("tree_steps", []):
+            # The record keeps the first few of each step: say how many it left out.
+            step["more"] = step.get("removed_count", 0) - len(step.get("removed", []))
     return render(request, "console/failure_detail.html", {
         "f": record, "names": selectors.provider_names([claimed_on] if claimed_on else [])})
 

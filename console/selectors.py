@@ -438,7 +438,7 @@ def drain_choices() -> dict:
 
 def usage_forecast(aggregate: str) -> dict:
     """The forecast rows of one scope ("" for the whole cloud) and the
-    stranded capacity (planning.forecast; five statements)."""
+    stranded capacity (planning.forecast; six statements)."""
     return forecast.report(aggregate=aggregate, show=20)
 
 
@@ -460,3 +460,14 @@ def scheduling_failure(pk: int):
     """One record as a dict, or None."""
     record = SchedulingFailure.objects.filter(pk=pk).first()
     return failures.record_dict(record) if record else None
+
+
+def failure_reasons(record: dict) -> list:
+    """The per-class failures a record's explanation states, for showing
+    their amounts in units wherever its sentences appear (no statement)."""
+    return failures.reasons_of(record)
+
+
+def claim_reason(refusal: dict) -> dict:
+    """A refused claim's failure, as the explanations state theirs (no statement)."""
+    return failures.claim_reason(refusal)

@@ -483,18 +483,24 @@ def why_no_candidates(request):
 USAGE_MAX_DAYS = 3650
 
 
+def usage_default_days() -> int:
+    """The Usage page's period unless asked: the forecast's window, so the
+    charts show the snapshots the forecast beside them fits its line to."""
+    return settings.PLACEMENT_FORECAST_WINDOW_DAYS
+
+
 @staff_required
 def usage(request):
     """Capacity and usage over time from the snapshots (charts drawn server-side)."""
     aggregate = request.GET.get("aggregate", "").strip()
     problem = None
     try:
-        days = int(request.GET.get("days") or 7)
+        days = int(request.GET.get("days") or usage_default_days())
         if not 1 <= days <= USAGE_MAX_DAYS:
             raise ValueError
     except ValueError:
         problem = f"Days must be a whole number of at least 1 and at most {USAGE_MAX_DAYS}."
-        days = 7
+        days = usage_default_days()
     since = timezone.now() - timezone.timedelta(days=days)
     series = selectors.usage_series(aggregate, since)
     aggregates = selectors.snapshot_aggregates()

@@ -139,7 +139,7 @@ def _demo_providers(*, write) -> tuple:
         cells = [
             _provider(f"{name}-numa{cell}", parent=cn, inventories={
                 # compute-03 has two dedicated cores a cell: once pinned,
-                # the shared VCPU beside them is stranded.
+                # only shared-CPU flavors fit there.
                 "PCPU": {"total": 2, "max_unit": 2} if n == 3 else {"total": 16, "max_unit": 16},
                 "VCPU": {"total": 16, "allocation_ratio": 4.0, "max_unit": 16}},
                 traits=["HW_NUMA_ROOT"], write=write)

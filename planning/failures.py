@@ -41,7 +41,7 @@ from django.db.models import Count, Max, Min
 from django.utils import timezone
 
 from candidates import explain
-from candidates.explanation import Explanation
+from candidates.explanation import CLASS_REASONS, Explanation
 from placement_core import errors, metrics, retention
 from planning.models import SchedulingFailure
 from planning.params import check_known, whole_number
@@ -220,14 +220,63 @@ def on_claim_refused(sender, *, request, refusal, **kwargs):
         # The provider by name, as the explanations of empty answers name them.
         name = ResourceProvider.objects.filter(uuid=provider).values_list(
             "name", flat=True).first() or provider
-        summary = (f"{refusal.get('resource_class')} on {name}: asked "
-                   f"{refusal.get('requested')}, used {refusal.get('used')}, capacity "
-                   f"{refusal.get('capacity')}")
+        summary = f"{name}: {claim_reason(refusal)['reason']}"
         metrics.SCHEDULING_FAILURES.labels("claim", reason).inc()
         _store(kind="claim", reason=reason, summary=summary[:512], query=query,
                query_truncated=truncated, explanation=dict(refusal), **_caller(request))
     except Exception:  # noqa: BLE001 - the 409 must go out whatever happens here
         LOG.exception("could not record a claim refused for capacity")
+
+
+def claim_reason(refusal: dict) -> dict:
+    """A refused claim as an explain failure: {"kind", "resource_class",
+    "numbers", "reason"}, the kind one of ``CLASS_REASONS`` (for
+    unit_constraints the bound that was broken) and the reason its sentence,
+    so that a claim reads as the explanations do; kind "unknown" for a
+    record kept before the bounds were (its numbers as they are)."""
+    rc, asked = refusal.get("resource_class"), refusal.get("requested")
+    capacity, used = refusal.get("capacity"), refusal.get("used")
+    numbers = {"asked": asked}
+    if refusal.get("reason") == "no_inventory":
+        kind = "resource_class_missing"
+    else:
+        broken = [(k, bound) for k, bound, test in (
+            ("max_unit", refusal.get("max_unit"), lambda b: asked > b),
+            ("min_unit", refusal.get("min_unit"), lambda b: asked < b),
+            ("step_size", refusal.get("step_size"), lambda b: b and asked % b))
+            if bound is not None and asked is not None and test(bound)]
+        if broken:
+            kind, numbers[broken[0][0]] = broken[0]
+        elif refusal.get("reason") == "unit_constraints" or None in (capacity, used, asked):
+            return {"kind": "unknown", "resource_class": rc, "numbers": {},
+                    "reason": f"asked {asked} {rc}, used {used}, capacity {capacity}"}
+        else:
+            kind = "capacity"
+            numbers.update(free=capacity - used, capacity=capacity, used=used)
+    return {"kind": kind, "resource_class": rc, "numbers": numbers,
+            "reason": CLASS_REASONS[kind].format(rc=rc, **numbers)}
+
+
+def reasons_of(record: dict) -> list:
+    """Every per-class failure a record's explanation states, as
+    {"kind", "resource_class", "numbers"}: the claim's one, or those of an
+    empty answer's steps and closest providers (for showing the numbers in
+    their unit wherever its sentences appear)."""
+    explanation = record.get("explanation") or {}
+    if record.get("kind") == "claim":
+        why = claim_reason(explanation)
+        return [why] if why["kind"] in CLASS_REASONS else []
+    out = []
+    for group in explanation.get("groups", []):
+        for step in group.get("steps", []) + group.get("tree_steps", []):
+            # A tree's removal names its class on the step only.
+            out += [{"kind": step["kind"],
+                     "resource_class": r.get("resource_class") or step.get("resource_class"),
+                     "numbers": r.get("numbers") or {}} for r in step.get("removed", [])]
+        for closest in group.get("closest", []):
+            out += [{"kind": r["kind"], "resource_class": r.get("resource_class"),
+                     "numbers": r.get("numbers") or {}} for r in closest.get("reasons", [])]
+    return [r for r in out if r["kind"] in CLASS_REASONS and r["resource_class"]]
 
 
 def prune(*, now=None, dry_run=False) -> int:

@@ -20,35 +20,44 @@ capacity of the latest snapshot), and where in the cloud the growth lands
 (fragmentation: see stranded capacity).  ``r_squared`` says how well the
 line fits; a low value means the days left are not to be trusted.
 
-**Stranded capacity.** On a provider where some class is exhausted (less
-free than the smallest amount its min_unit and step_size allow), the free
-amounts of the provider's other classes cannot be used by any request that
-also needs the exhausted class: free memory on hosts with no free VCPU, and
-the reverse.  Counted per provider, as the issue defines it (a class on a
-NUMA child and one on its root are not paired); providers offering a class
-with no capacity at all (reserved = total) do not count as exhausted;
-sharing providers and disabled trees are left out.
+**Stranded capacity.** Free capacity that no flavor the cloud knows can
+use where it is: the flavors headroom counts (``PLACEMENT_FLAVORS`` and the
+stored ones, ``planning.headroom.flavor_list``), or, when there are none,
+:data:`DEFAULT_SHAPES`. A provider's free amount of a class is usable when
+some flavor asking for the class fits at least once in its tree, with the
+sharing pools the tree reaches (headroom's fit, ``planning.headroom.unusable``),
+taking the class from that provider; otherwise it is stranded. So a NUMA
+cell's free VCPU beside its pinned-out PCPU is not stranded (a shared-CPU
+flavor takes it), while a host's VCPU beside memory too small for any
+flavor is. Classes no flavor asks for (VFs, bandwidth when flavors do not
+name them) are not judged; disabled trees are left out; a pool no enabled
+tree reaches is stranded whole.
 """
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 
-import os_traits
 from django.conf import settings
-from django.db.models import Sum
 from django.utils import timezone
 
-from allocations.models import Allocation
 from operations.models import UsageSnapshot
 from placement_core import errors
+from placement_core.querystring import Flavor
 from placement_core.uuids import normalize_uuid
+from planning.headroom import flavor_list, unusable
 from planning.params import check_known, whole_number
-from providers.models import Inventory, ProviderTrait, capacity_of, unit_ok
 
-SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
-DISABLED = os_traits.COMPUTE_STATUS_DISABLED
 SHOW_PROVIDERS = 50
+# With no flavor known, stranded capacity is judged against the smallest
+# shapes ordinary flavors take: a shared or a dedicated CPU with 512 MB,
+# booting from a volume (no disk) or from 10 GB of local or pooled disk
+# (10, not 1: disk pools often have a min_unit or step_size of 10).
+DEFAULT_SHAPES = (
+    Flavor("default-shared-cpu", {"VCPU": 1, "MEMORY_MB": 512}),
+    Flavor("default-dedicated-cpu", {"PCPU": 1, "MEMORY_MB": 512}),
+    Flavor("default-shared-cpu-disk", {"VCPU": 1, "MEMORY_MB": 512, "DISK_GB": 10}),
+    Flavor("default-dedicated-cpu-disk", {"PCPU": 1, "MEMORY_MB": 512, "DISK_GB": 10}),
+)
 
 
 def fit_line(points):
@@ -153,60 +162,31 @@ def arguments(query) -> dict:
 def report(*, aggregate=None, window_days=None, threshold_percent=None, show=SHOW_PROVIDERS,
            now=None) -> dict:
     """The forecast and the stranded capacity, as ``GET /planning/forecast``
-    answers them."""
+    answers them, with the shapes stranded capacity was judged against."""
+    known = flavor_list()
+    shapes = known or list(DEFAULT_SHAPES)
     return {"forecast": forecast(aggregate=aggregate, window_days=window_days,
                                  threshold_percent=threshold_percent, now=now),
-            "stranded": stranded(show=show)}
+            "stranded": stranded(show=show, flavors=shapes),
+            "stranded_shapes": {"default": not known, "flavors": {
+                f.name: ",".join(f"{rc}:{n}" for rc, n in f.resources.items())
+                for f in shapes}}}
 
 
-def _smallest(low, step):
-    """The smallest amount ``unit_ok`` allows with no upper bound in the way."""
-    step = step or 1
-    return math.ceil(low / step) * step
-
-
-def stranded(*, show=SHOW_PROVIDERS) -> dict:
+def stranded(*, show=SHOW_PROVIDERS, flavors=None) -> dict:
     """{class: {"amount", "providers": count, "listed": [...]}}: free capacity
-    stranded beside an exhausted class on the same provider (four statements)."""
-    used = {(rp, rc): int(n) for rp, rc, n in Allocation.objects.values(
-        "resource_provider_id", "resource_class__name").annotate(n=Sum("used")).values_list(
-        "resource_provider_id", "resource_class__name", "n")}
-    skip_providers, disabled_roots = set(), set()
-    for rp, root, trait in ProviderTrait.objects.filter(trait__name__in=[SHARES, DISABLED]) \
-            .values_list("resource_provider_id", "resource_provider__root_id", "trait__name"):
-        if trait == SHARES:
-            skip_providers.add(rp)
-        elif root in (None, rp):  # the trait disables a tree from its root only
-            disabled_roots.add(rp)
-    providers = defaultdict(dict)  # rp id -> class -> (free, capacity, exhausted)
-    names = {}
-    for rp, uuid, name, root, rc, total, reserved, ratio, low, high, step in \
-            Inventory.objects.values_list(
-                "resource_provider_id", "resource_provider__uuid", "resource_provider__name",
-                "resource_provider__root_id", "resource_class__name", "total", "reserved",
-                "allocation_ratio", "min_unit", "max_unit", "step_size"):
-        if rp in skip_providers or (root or rp) in disabled_roots:
-            continue
-        capacity = capacity_of(total, reserved, ratio)
-        free = max(capacity - used.get((rp, rc), 0), 0)
-        smallest = _smallest(low, step)
-        exhausted = capacity > 0 and not (smallest <= free and unit_ok(smallest, low, high, step))
-        providers[rp][rc] = (free, capacity, exhausted)
-        names[rp] = (uuid, name)
+    no flavor can use (``flavors``; by default the known ones, else
+    DEFAULT_SHAPES), the providers most first, each with the classes that
+    stood in the way as "exhausted" (five statements)."""
+    if flavors is None:
+        flavors = flavor_list() or list(DEFAULT_SHAPES)
     out = {}
-    for rp, classes in providers.items():
-        exhausted = sorted(rc for rc, (_, _, gone) in classes.items() if gone)
-        if not exhausted:
-            continue
-        for rc, (free, capacity, gone) in classes.items():
-            if gone or free <= 0:
-                continue
-            entry = out.setdefault(rc, {"amount": 0, "providers": 0, "listed": []})
-            entry["amount"] += free
-            entry["providers"] += 1
-            uuid, name = names[rp]
-            entry["listed"].append({"uuid": uuid, "name": name, "free": free,
-                                    "capacity": capacity, "exhausted": exhausted})
+    for row in unusable(flavors):
+        entry = out.setdefault(row["resource_class"], {"amount": 0, "providers": 0, "listed": []})
+        entry["amount"] += row["free"]
+        entry["providers"] += 1
+        entry["listed"].append({"uuid": row["uuid"], "name": row["name"], "free": row["free"],
+                                "capacity": row["capacity"], "exhausted": row["short"]})
     for entry in out.values():
         entry["listed"].sort(key=lambda p: (-p["free"], p["name"]))
         del entry["listed"][show:]
@@ -232,7 +212,7 @@ def as_text(result: dict) -> str:
             f"({row['percent']}%) trend {trend} (r2 {row['r_squared']}, {row['samples']} "
             f"snapshots) threshold in {days(row['days_to_threshold'])}, full in "
             f"{days(row['days_to_capacity'])}")
-    lines.append("stranded capacity (free beside an exhausted class on the same provider):")
+    lines.append("stranded capacity (free that no known flavor can use on its host):")
     if not result["stranded"]:
         lines.append("  none")
     for rc, entry in result["stranded"].items():

@@ -59,14 +59,18 @@ def _load():
     }
     providers = {}  # rp id -> (root id, name of root)
     inventory = defaultdict(dict)  # rp id -> class -> (free, min, max, step)
-    for (rp, root, root_name, rc, total, reserved, ratio, low, high, step) in (
+    about = {}  # rp id -> (uuid, name, {class: capacity})
+    for (rp, uuid, name, root, root_name, rc, total, reserved, ratio, low, high, step) in (
         Inventory.objects.values_list(
-            "resource_provider_id", "resource_provider__root_id",
-            "resource_provider__root__name", "resource_class__name", "total", "reserved",
-            "allocation_ratio", "min_unit", "max_unit", "step_size")):
+            "resource_provider_id", "resource_provider__uuid", "resource_provider__name",
+            "resource_provider__root_id", "resource_provider__root__name",
+            "resource_class__name", "total", "reserved", "allocation_ratio", "min_unit",
+            "max_unit", "step_size")):
         providers[rp] = (root or rp, root_name or "")
-        free = capacity_of(total, reserved, ratio) - int(used.get((rp, rc), 0))
+        capacity = capacity_of(total, reserved, ratio)
+        free = capacity - int(used.get((rp, rc), 0))
         inventory[rp][rc] = (max(free, 0), low, high, step)
+        about.setdefault(rp, (uuid, name, {}))[2][rc] = capacity
     sharing, disabled = set(), set()
     for rp, trait in ProviderTrait.objects.filter(trait__name__in=[SHARES, DISABLED]) \
             .values_list("resource_provider_id", "trait__name"):
@@ -77,7 +81,36 @@ def _load():
             "resource_provider_id", "resource_provider__root_id", "aggregate__uuid"):
         aggregates[rp].add(agg)
         roots[rp] = root or rp
-    return providers, inventory, sharing, disabled, aggregates, roots
+    return providers, inventory, sharing, disabled, aggregates, roots, about
+
+
+def _cloud():
+    """The cloud as headroom counts it: the enabled trees ({root: [rp ids]},
+    sharing pools left out), the roots' names, the pools ({rp id: classes}),
+    which pools each tree reaches, and what :func:`_load` read."""
+    providers, inventory, sharing, disabled, aggregates, roots, about = _load()
+    members = defaultdict(list)  # root id -> its providers with inventory
+    names = {}
+    for rp, (root, root_name) in providers.items():
+        if rp in sharing or root in disabled:
+            continue
+        members[root].append(rp)
+        names[root] = root_name
+    tree_aggs = defaultdict(set)
+    for rp, aggs in aggregates.items():
+        tree_aggs[roots[rp]] |= aggs
+    pools = {s: inventory[s] for s in sharing if s in inventory}
+    # Through an index of the pools by aggregate: matching every tree against
+    # every pool was a third of a second at 1,430 trees and 143 pools.
+    pools_in = defaultdict(set)
+    for s in pools:
+        for agg in aggregates.get(s, ()):
+            pools_in[agg].add(s)
+    reaches = {root: set().union(*(pools_in[a] for a in tree_aggs[root] if a in pools_in))
+               for root in members}
+    return {"members": members, "names": names, "pools": pools, "reaches": reaches,
+            "providers": providers, "inventory": inventory, "aggregates": aggregates,
+            "roots": roots, "about": about}
 
 
 def _slots(entry, amount) -> int:
@@ -126,19 +159,13 @@ def headroom(flavors: list[Flavor]) -> dict:
     cell only itself."""
     if not flavors:
         return {}
-    providers, inventory, sharing, disabled, aggregates, roots = _load()
-    members = defaultdict(list)  # root id -> its providers with inventory
-    names = {}
-    for rp, (root, root_name) in providers.items():
-        if rp in sharing or root in disabled:
-            continue
-        members[root].append(rp)
-        names[root] = root_name
-    tree_aggs = defaultdict(set)
+    cloud = _cloud()
+    members, names, pools, reaches = (cloud[k] for k in ("members", "names", "pools",
+                                                        "reaches"))
+    providers, inventory, aggregates = cloud["providers"], cloud["inventory"], cloud["aggregates"]
     per_agg = defaultdict(dict)  # aggregate -> {root: the tree's providers in it}
     for rp, aggs in aggregates.items():
-        root = roots[rp]
-        tree_aggs[root] |= aggs
+        root = cloud["roots"][rp]
         if root not in members:
             continue
         for agg in aggs:
@@ -146,24 +173,65 @@ def headroom(flavors: list[Flavor]) -> dict:
                 per_agg[agg][root] = members[root]
             elif per_agg[agg].get(root) is not members[root] and rp in providers:
                 per_agg[agg].setdefault(root, []).append(rp)
-    pools = {s: inventory[s] for s in sharing if s in inventory}
-    reaches = {root: {s for s in pools if aggregates.get(s, set()) & tree_aggs[root]}
-               for root in members}
     every_agg = sorted({a for aggs in aggregates.values() for a in aggs})
 
     def trees(chosen):
         return {root: ([inventory[rp] for rp in rps], names[root])
                 for root, rps in chosen.items()}
 
-    cloud = trees(members)
+    whole = trees(members)
     by_agg = {agg: trees(per_agg[agg]) for agg in every_agg if per_agg.get(agg)}
     agg_pools = {agg: {s: p for s, p in pools.items() if agg in aggregates.get(s, set())}
                  for agg in by_agg}
     return {
         flavor.name: {
-            "cloud": _count(flavor, cloud, pools, reaches),
+            "cloud": _count(flavor, whole, pools, reaches),
             "aggregates": {agg: _count(flavor, in_agg, agg_pools[agg], reaches)
                            for agg, in_agg in by_agg.items()},
         }
         for flavor in flavors
     }
+
+
+def unusable(flavors: list[Flavor]) -> list[dict]:
+    """Free capacity no flavor of ``flavors`` can use where it is: per provider
+    and class a flavor asks for, [{"uuid", "name", "resource_class", "free",
+    "capacity", "short": [classes]}], enabled trees and sharing pools.
+
+    A provider's free amount of a class is usable when some flavor asking
+    for the class fits at least once in a tree the provider belongs to or,
+    for a pool, in a tree that reaches it, with that provider giving the
+    class (the counting of :func:`headroom`, one tree at a time, nothing
+    drawn down). ``short`` names what stood in the way of the flavors that
+    came nearest (the fewest classes missing): the classes of which the
+    tree had no room for one instance, or this class itself when its free
+    amount is less than the flavor asks (or is refused by min_unit,
+    max_unit or step_size); a pool no enabled tree reaches has none. Four
+    statements."""
+    cloud = _cloud()
+    inventory, pools, reaches = cloud["inventory"], cloud["pools"], cloud["reaches"]
+    usable, short = set(), defaultdict(list)  # (rp, class) -> [classes missing, ...]
+    for root, rps in cloud["members"].items():
+        givers = rps + sorted(reaches[root])
+        for flavor in flavors:
+            slots = {rc: {rp: _slots(inventory[rp][rc], a) for rp in givers
+                          if rc in inventory[rp]} for rc, a in flavor.resources.items()}
+            lacking = {rc for rc, by in slots.items() if not any(by.values())}
+            for rc, by in slots.items():
+                for rp, n in by.items():
+                    if n and not lacking:
+                        usable.add((rp, rc))
+                    else:
+                        short[(rp, rc)].append(lacking or {rc})
+    asked = {rc for flavor in flavors for rc in flavor.resources}
+    judged = [rp for rps in cloud["members"].values() for rp in rps] + sorted(pools)
+    out = []
+    for rp in judged:
+        uuid, name, capacities = cloud["about"][rp]
+        for rc, (free, *_) in inventory[rp].items():
+            if rc in asked and free > 0 and (rp, rc) not in usable:
+                fewest = min((len(c) for c in short[(rp, rc)]), default=0)
+                nearest = set().union(*(c for c in short[(rp, rc)] if len(c) == fewest))
+                out.append({"uuid": uuid, "name": name, "resource_class": rc, "free": free,
+                            "capacity": capacities[rc], "short": sorted(nearest)})
+    return out

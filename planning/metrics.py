@@ -2,7 +2,7 @@
 
 Computed at scrape time and kept ``PLACEMENT_METRICS_CACHE_SECONDS`` per
 process, as the capacity gauges of planning/capacity_metrics.py (one statement
-for the forecast, four for stranded capacity, per refresh).  A days gauge
+for the forecast, five for stranded capacity, per refresh).  A days gauge
 is left out for a series that is not growing (it would be infinite), so a
 Grafana panel shows only what is on its way to full.
 
@@ -64,7 +64,8 @@ class PlanningCollector:
         yield to_threshold
         amount = GaugeMetricFamily(
             "placement_stranded_capacity",
-            "Free capacity on providers where another class is exhausted.",
+            "Free capacity that no known flavor (or default shape) can use on its host: "
+            "no instance of one fits in the provider's tree with its sharing pools.",
             labels=["resource_class"])
         count = GaugeMetricFamily(
             "placement_stranded_providers",

@@ -276,7 +276,11 @@ def _replace_links(link_model, column, provider, wanted_ids):
     stale = sorted(current_ids - wanted_ids)
     for start in range(0, len(stale), BULK_BATCH):
         links.filter(**{f"{column}__in": stale[start:start + BULK_BATCH]}).delete()
-    missing = sorted(wanted_ids - current_ids)
+    # New rows go in the iteration order of a set of ids, as upstream inserts
+    # them: upstream reads a provider's traits back without ORDER BY, so on
+    # PostgreSQL it lists them in insertion order, and side by side on one
+    # database it must find the same list whichever server wrote it.
+    missing = set(sorted(wanted_ids)) - current_ids
     link_model.objects.bulk_create(
         [link_model(resource_provider_id=provider.pk, **{column: linked_id})
          for linked_id in missing],

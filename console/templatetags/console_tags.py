@@ -1,5 +1,7 @@
 """Capacity bars (plain inline SVG, no JavaScript, no external assets) and
 amounts in their unit with the raw count on hover."""
+from datetime import datetime, timezone
+
 from django import template
 from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
@@ -119,11 +121,50 @@ def reason(kind, item):
         rc, text, numbers = item.get("resource_class"), item.get("reason"), item.get("numbers")
     else:
         rc, text, numbers = getattr(item, "resource_class", None), item.reason, item.numbers
-    sentence = CLASS_REASONS.get(kind)
-    if sentence is None or not rc:
+    if kind not in CLASS_REASONS or not rc:
         return text
-    return format_html(conditional_escape(sentence), rc=rc,
-                       **{name: amount(value, rc) for name, value in (numbers or {}).items()})
+    return units_in(text, [{"kind": kind, "resource_class": rc, "numbers": numbers or {}}])
+
+
+def _in_units(why):
+    """(the sentence with plain numbers, the same with each amount in its unit)."""
+    sentence, rc, numbers = CLASS_REASONS[why["kind"]], why["resource_class"], why["numbers"]
+    try:
+        plain = sentence.format(rc=rc, **numbers)
+    except (KeyError, IndexError):  # a record stored with fewer numbers
+        return None
+    return plain, format_html(conditional_escape(sentence), rc=rc, **{
+        name: amount(value, rc) if isinstance(value, int) else value
+        for name, value in numbers.items()})
+
+
+@register.simple_tag
+def units_in(text, reasons):
+    """``text`` (an explanation's sentence, a verdict, a record's summary)
+    with every per-class failure of ``reasons`` ({"kind", "resource_class",
+    "numbers"}) it quotes in plain numbers shown with each amount in its unit."""
+    out = conditional_escape(text or "")
+    pairs = [_in_units(why) for why in reasons or () if why.get("kind") in CLASS_REASONS]
+    # Longest first: "max_unit 4" must not take the start of "max_unit 40".
+    for plain, shown in sorted(filter(None, pairs), key=lambda p: -len(p[0])):
+        out = out.replace(conditional_escape(plain), shown)
+    return mark_safe(out)
+
+
+@register.filter
+def when(value):
+    """A moment as the console shows one: ``2026-11-27 06:33:08`` (UTC),
+    from a datetime or the ISO text an API answer carries."""
+    if not value:
+        return ""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc)
+    return value.strftime("%Y-%m-%d %H:%M:%S")
 
 
 @register.filter

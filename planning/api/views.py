@@ -108,6 +108,9 @@ FORECAST_RESPONSE = {
                 "uuid": {"type": "string"}, "name": {"type": "string"},
                 "free": {"type": "integer"}, "capacity": {"type": "integer"},
                 "exhausted": {"type": "array", "items": {"type": "string"}}}}}}}},
+        "stranded_shapes": {"type": "object", "properties": {
+            "default": {"type": "boolean"},
+            "flavors": {"type": "object", "additionalProperties": {"type": "string"}}}},
     },
     "required": ["forecast", "stranded"],
 }
@@ -119,8 +122,10 @@ class ForecastView(PlacementView):
         description=(
             "Per resource class, for the whole cloud (aggregate \"\") and per aggregate: the "
             "trend of usage (a least-squares line over the window of usage snapshots) and the "
-            "days until it reaches capacity and the threshold; and the free capacity stranded "
-            "on providers where another class is exhausted, per class, with the providers. "
+            "days until it reaches capacity and the threshold; and the stranded capacity, per "
+            "class with the providers: free capacity that no known flavor (PLACEMENT_FLAVORS "
+            "and the stored ones, or default shapes when there are none, named in "
+            "stranded_shapes) can use in its tree with the sharing pools the tree reaches. "
             "Not part of upstream Placement."),
         parameters=[OpenApiParameter(name, str if name == "aggregate" else int,
                                      description=text, required=False)

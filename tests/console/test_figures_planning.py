@@ -106,18 +106,32 @@ def test_forecast_rows_from_synthetic_snapshots(staff, api, db):
 
 
 def test_stranded_capacity(staff, api, ref):
-    """By hand: h3's VCPU is exhausted (4 of 3), so its 6144 MiB of free
-    memory cannot be used by anything needing a VCPU there. h3-numa0 carries
-    the disabled trait on a child, which disables nothing; h2's tree is
-    disabled and left out, and so are the pools."""
+    """Stranded: free capacity no stored flavor can use in its tree (with
+    the pools the tree reaches). By hand, with "big" VCPU:4,MEMORY_MB:8192,
+    DISK_GB:20 and "pinned" PCPU:4,MEMORY_MB:4096:
+      h1: memory 92160 - 6144 free, VCPU 52 (numa0) and 9 (numa1), PCPU 6
+          and 7, disk from pool-a (9800, step 10) and pool-b: both fit.
+      h3: VCPU 0 free on h3 (4 held of 3), 2 on h3-numa0 (8 - 6, less than
+          4), no PCPU, memory 6144 (< 8192, >= 4096): neither fits. Its
+          6144 MiB: "pinned" lacks only PCPU; h3-numa0's 2 VCPU: "big", the
+          only flavor asking VCPU, lacks VCPU and memory.
+      idle: 32 VCPU, 16384 MiB, pool-b through AGG_C: "big" fits.
+      h2 is disabled and left out (the trait on h3-numa0, a child, disables
+      nothing); the NIC's VFs and bandwidth no flavor asks for."""
+    from tests.factories import FlavorFactory
+
+    FlavorFactory(name="big", resources="VCPU:4,MEMORY_MB:8192,DISK_GB:20")
+    FlavorFactory(name="pinned", resources="PCPU:4,MEMORY_MB:4096")
     html = staff.get("/console/usage/").content.decode()
     rows = by_first(table(html, "stranded"))
-    assert list(rows) == ["MEMORY_MB"]
+    assert list(rows) == ["MEMORY_MB", "VCPU"]
     assert rows["MEMORY_MB"][1].raws == [6144] and rows["MEMORY_MB"][2].text == "1"
-    assert rows["MEMORY_MB"][3].text.startswith("h3 6 GiB free of 8 GiB, VCPU exhausted")
+    assert rows["MEMORY_MB"][3].text.startswith("h3 6 GiB free of 8 GiB, short of PCPU")
+    assert rows["VCPU"][1].raws == [2] and rows["VCPU"][2].text == "1"
+    assert rows["VCPU"][3].text.startswith("h3-numa0 2 free of 8, short of MEMORY_MB, VCPU")
     stranded = api.get("/planning/forecast").json()["stranded"]
     assert {rc: (e["amount"], e["providers"]) for rc, e in stranded.items()} == {
-        "MEMORY_MB": (6144, 1)}
+        "MEMORY_MB": (6144, 1), "VCPU": (2, 1)}
 
 
 def test_audit_counts_are_the_commands(staff, cloud):
@@ -211,7 +225,7 @@ def test_failures_by_reason_are_the_records(staff, db, hours):
     heading = text_of(html, "by-reason-title")
     assert heading.startswith(f"By reason {sum(right.values())} since ")
     shown_since = heading.split(" since ")[1][:16]
-    assert shown_since == since.strftime("%Y-%m-%dT%H:%M")
+    assert shown_since == since.strftime("%Y-%m-%d %H:%M")
 
 
 def _after(api, cloud, name):
@@ -251,4 +265,4 @@ def test_failures_looked_up_by_request_id_are_counted_since_the_oldest(staff, db
         ("candidates", "capacity"): 2}
     heading = text_of(html, "by-reason-title")
     assert heading.startswith("By reason 2 since ")
-    assert heading.split(" since ")[1][:16] == old.created_at.strftime("%Y-%m-%dT%H:%M")
+    assert heading.split(" since ")[1][:16] == old.created_at.strftime("%Y-%m-%d %H:%M")

@@ -139,7 +139,8 @@ def test_claim_refused_for_capacity_is_recorded(cloud, client):
                                "capacity": 8}),
         ("claim", "unit_constraints", {"reason": "unit_constraints", "provider": cloud.uuid,
                                        "resource_class": "VCPU", "requested": 5, "used": 8,
-                                       "capacity": 8}),
+                                       "capacity": 8, "min_unit": 1, "max_unit": 4,
+                                       "step_size": 1}),
         ("claim", "no_inventory", {"reason": "no_inventory", "provider": cloud.uuid,
                                    "resource_class": "DISK_GB", "requested": 5, "used": None,
                                    "capacity": None}),
@@ -148,7 +149,8 @@ def test_claim_refused_for_capacity_is_recorded(cloud, client):
     assert first.query.startswith("PUT /allocations/") and '"VCPU": 1' in first.query
     assert first.global_request_id == GLOBAL
     # The provider by name, as everywhere an operator reads it.
-    assert first.summary == "VCPU on cn1: asked 1, used 8, capacity 8"
+    # The explanations' words: what the provider had free.
+    assert first.summary == "cn1: asked 1 VCPU > free 0 (capacity 8, used 8)"
     staff = Client()
     staff.force_login(get_user_model().objects.create_user("op2", password="pw", is_staff=True))
     page = staff.get(f"/console/failures/{first.pk}/").content.decode()
@@ -156,7 +158,7 @@ def test_claim_refused_for_capacity_is_recorded(cloud, client):
     assert f'<a href="/console/providers/{cloud.uuid}/" title="{cloud.uuid}">cn1</a>' in verdict
     assert 'class="crumbs"' in page and "Failures</a> › " in page
     listing = staff.get("/console/failures/").content.decode()
-    assert "VCPU on cn1: asked 1" in listing and "› Failures" in listing
+    assert 'cn1: asked <span class="amount" title="1 VCPU"' in listing and "› Failures" in listing
 
 
 def test_generation_conflict_is_not_a_capacity_failure(cloud, client):

@@ -33,7 +33,7 @@ def _exported(world, settings):
     settings.PLACEMENT_METRICS_CACHE_SECONDS = 0
     clear_cache()
     planning_metrics.clear_cache()
-    FlavorFactory(name="m1.small", resources="VCPU:1")
+    FlavorFactory(name="m1.small", resources="VCPU:1,MEMORY_MB:512")
     rp = world.provider("cn", inventory={"VCPU": 2, "MEMORY_MB": 4096})
     world.consumer({rp: {"VCPU": 2}})
     now = timezone.now()

@@ -15,8 +15,8 @@ class Command(MaintenanceCommand):
         "When will we be full? Per resource class, whole cloud and per aggregate: the trend "
         "of usage (a least-squares line over the last PLACEMENT_FORECAST_WINDOW_DAYS days of "
         "usage snapshots, see take_usage_snapshot) and the days until it reaches capacity and "
-        "PLACEMENT_FORECAST_THRESHOLD_PERCENT of it; then the capacity stranded on providers "
-        "where another class is exhausted. Exit codes: 0 nothing reaches the threshold within "
+        "PLACEMENT_FORECAST_THRESHOLD_PERCENT of it; then the stranded capacity: free capacity "
+        "no known flavor can use on its host. Exit codes: 0 nothing reaches the threshold within "
         "the window's length, 1 something does (or is there already), 2 bad input."
     )
 
