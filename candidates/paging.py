@@ -6,10 +6,11 @@ order, so the search walks the roots in order and stops at the limit
 their traits and every inventory with its usage summed over its
 allocations; at 100,000 providers most trees cannot serve a given request
 (an Ironic node a VCPU one, a compute node a CUSTOM_BAREMETAL_GOLD one), so
-the walk first reads, a range of provider ids at a time (ranges doubling),
-cheap facts about each tree (``sql.root_facts``: which requested classes
-some provider holds big enough, which of the asked aggregates and traits it
-has) and loads only the trees whose facts meet every :class:`Need`. A need
+the walk first reads cheap facts about the trees of a range of provider
+ids (``sql.root_facts``: which requested classes some provider holds big
+enough, which of the asked aggregates and traits it has), then, if that
+did not fill the answer, the roots of the trees meeting its rarest need,
+and loads only the trees whose facts meet every :class:`Need`. A need
 is only ever a condition every serving tree meets, so no tree that could
 serve is skipped and the answer stays exactly what loading every tree would
 give; usage, the traits judged together and everything else are still
