@@ -27,6 +27,10 @@ class User(models.Model):
 
     class Meta:
         db_table = "users"
+        # Beside Django's own accounts ("Users") in the admin: these are the
+        # OpenStack users consumers belong to, not people who log in here.
+        verbose_name = "Placement user"
+        verbose_name_plural = "Placement users (consumers' owners, not logins)"
 
     def __str__(self):
         return self.external_id

@@ -174,6 +174,8 @@ def main():
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
         # The API calls that record scheduling failures authenticate as the tests do.
         os.environ["PLACEMENT_AUTH_STRATEGY"] = "noauth2"
+        # The console is off unless enabled (a 404 otherwise).
+        os.environ["PLACEMENT_CONSOLE"] = "1"
         # Headroom on the overview counts two flavors, as on a real cloud.
         os.environ.setdefault("PLACEMENT_FLAVORS", "m1.small=VCPU:1,MEMORY_MB:2048; "
                                                    "m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80")

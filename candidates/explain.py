@@ -214,6 +214,12 @@ def _provider_failures(ctx, group, p, trait_names, *, spread) -> list:
     """Why provider ``p`` fails the group's trait, aggregate and tree filters.
     A spread group's required traits are judged on the providers it uses
     together, so they are left to the tree level."""
+    member_of = group.spec.member_of
+    if not ((group.required and not spread) or group.forbidden or member_of.any_of
+            or member_of.forbidden or group.in_tree_root is not None):
+        # Nothing to fail (a group of resources alone, as a flavor asks):
+        # asked of every provider for every class, so answered first.
+        return []
     s = group.spec.suffix
     out = []
     if not spread:
@@ -229,7 +235,6 @@ def _provider_failures(ctx, group, p, trait_names, *, spread) -> list:
     for t in sorted(p.traits & group.forbidden):
         out.append(_Failure("forbidden", f"required{s}=!{trait_names[t]}",
                     f"has forbidden trait {trait_names[t]}", {}))
-    member_of = group.spec.member_of
     if member_of.any_of or member_of.forbidden:
         aggs = p.aggs
         root_aggs = None

@@ -10,6 +10,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from placement_core.texttable import table
+from placement_core.units import human_amount
+
 
 # The sentences of the per-class failures, their numbers as named fields
 # (every number an amount of the class): ``reason`` formats them as plain
@@ -105,16 +108,18 @@ def as_text(result: Explanation) -> str:
                          f"reaches {s['trees_reached']} other tree(s) through aggregates")
         if g.closest:
             lines.append("  closest:")
-            for c in g.closest:
-                cls = f" [{c.resource_class}]" if c.resource_class else ""
-                lines.append(f"    {c.name} {c.uuid}{cls}: {'; '.join(c.failed)}")
+            lines += table(["provider", "class", "why not"], [
+                [c.name, c.resource_class or ", ".join(sorted(
+                    {r.resource_class for r in c.reasons if r.resource_class})) or "-",
+                 "; ".join(in_units(r.kind, r) for r in c.reasons) if c.reasons
+                 else "; ".join(c.failed)] for c in g.closest], indent="    ", max_cell=90)
     if result.steps:
         lines.append("whole request:")
         for step in result.steps:
             lines += _step_lines(step, "candidates" if step.kind == "limit" else "trees")
     for sample in result.sample:
         lines.append("  e.g. " + "; ".join(
-            f"{name} ({', '.join(f'{rc} {n}' for rc, n in sorted(res.items()))})"
+            f"{name} ({', '.join(f'{rc} {human_amount(n, rc)}' for rc, n in sorted(res.items()))})"
             for name, res in sample.items()))
     lines.append(result.verdict)
     return "\n".join(lines) + "\n"
@@ -124,8 +129,24 @@ def _step_lines(step: Step, what: str) -> list:
     cls = f" [{step.resource_class}]" if step.resource_class else ""
     out = [f"  {step.constraint}{cls} ({step.kind}): removed {step.removed_count} {what}, "
            f"{step.left} left"]
-    for r in step.removed:
-        out.append(f"    {r.name} {r.uuid}: {r.reason}")
+    if step.removed:
+        out += table(["provider", "why"], [[r.name, in_units(step.kind, r)] for r in step.removed],
+                     indent="    ", max_cell=90)
     if step.removed_count > len(step.removed) and step.kind != "limit":
         out.append(f"    ... and {step.removed_count - len(step.removed)} more")
     return out
+
+
+def in_units(kind: str, item) -> str:
+    """A per-class failure's sentence (:data:`CLASS_REASONS`) with each
+    amount in its class's unit, as the console writes it; any other reason
+    as it is."""
+    sentence = CLASS_REASONS.get(kind)
+    rc = getattr(item, "resource_class", None)
+    if sentence is None or not rc:
+        return item.reason
+    try:
+        return sentence.format(rc=rc, **{name: human_amount(value, rc)
+                                         for name, value in (item.numbers or {}).items()})
+    except (KeyError, IndexError):  # numbers missing: the plain sentence
+        return item.reason

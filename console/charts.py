@@ -17,7 +17,7 @@ from datetime import timedelta
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from console.templatetags.console_tags import human_amount, unit_of
+from placement_core.units import human_amount, unit_of
 
 WIDTH, HEIGHT = 960, 240
 LEFT, RIGHT, TOP, BOTTOM = 72, 16, 28, 30

@@ -25,6 +25,7 @@ from planning.models import SchedulingFailure
 from providers import selectors as provider_selectors
 from providers.filters import ResourceProviderFilterSet
 from providers.models import Aggregate, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.references import aggregate_members  # noqa: F401 (the views read it here)
 from resource_classes.models import ResourceClass
 
 # Three families of reads have a module of their own; the views reach them here.
@@ -137,6 +138,31 @@ def usage_by_class_chart(rows: list[Capacity]):
 # --- the forest ---------------------------------------------------------------
 
 FOREST_TREES = 200
+# Traits named on a forest row before "+N more" (all of them on hover).
+FOREST_TRAITS = 3
+# Trees a sharing pool names on its tree before "+N more" (all of them in
+# the expandable list, up to FOREST_SERVED_LISTED).
+FOREST_SERVED = 5
+FOREST_SERVED_LISTED = 200
+
+
+@dataclasses.dataclass
+class TreeLink:
+    """A tree named on another tree's block: its root's uuid and name, and
+    whether it is on the page (a link to its block) or not (a search)."""
+
+    uuid: str
+    name: str
+    shown: bool
+
+
+@dataclasses.dataclass
+class Pool:
+    """A sharing provider of a tree and the other trees it serves."""
+
+    node: object  # allocations.selectors.ForestNode
+    colour: int  # the same marker on the pool and on each tree it serves
+    serves: list  # [TreeLink]
 
 
 @dataclasses.dataclass
@@ -148,6 +174,8 @@ class Tree:
     nodes: list
     totals: dict  # class name -> {"capacity": n, "used": n}
     consumers: int
+    pools: list = dataclasses.field(default_factory=list)  # [Pool] in this tree
+    served_by: list = dataclasses.field(default_factory=list)  # [(Pool, TreeLink of its tree)]
 
 
 def _totals(nodes) -> dict:
@@ -160,17 +188,48 @@ def _totals(nodes) -> dict:
     return dict(sorted(totals.items()))
 
 
+# Marker colours of the sharing pools (console.css .pool-c0 ... .pool-c5).
+POOL_COLOURS = 6
+
+
+def _link_pools(trees: list[Tree], everything: list[list]) -> None:
+    """Fill each shown tree's pools (its sharing providers and the trees
+    they serve, as ``provider_forest`` found them through the aggregates)
+    and served_by (the pools serving it, wherever they are)."""
+    shown = {t.root.uuid for t in trees}
+    names = {nodes[0].uuid: nodes[0].name for nodes in everything}
+    by_root = {t.root.uuid: t for t in trees}
+
+    def link(root_uuid):
+        return TreeLink(root_uuid, names[root_uuid], root_uuid in shown)
+
+    colour = 0
+    for nodes in everything:
+        for node in nodes:
+            if not node.shares_with:
+                continue
+            pool = Pool(node, colour % POOL_COLOURS,
+                        sorted((link(u) for u in node.shares_with), key=lambda t: t.name))
+            colour += 1
+            if node.root_uuid in by_root:
+                by_root[node.root_uuid].pools.append(pool)
+            for served in node.shares_with:
+                if served in by_root:
+                    by_root[served].served_by.append((pool, link(node.root_uuid)))
+
+
 def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree], int]:
     """The trees whose providers' name or uuid contain ``query`` (all when
     empty), at most ``limit`` of them (None: all), and how many matched."""
-    trees, current = [], None
+    everything, current = [], None
     for node in provider_forest():
         if node.depth == 0:
             current = [node]
-            trees.append(current)
+            everything.append(current)
         else:
             current.append(node)
     needle = query.strip().lower()
+    trees = everything
     if needle:
         trees = [t for t in trees
                  if any(needle in n.name.lower() or needle in n.uuid for n in t)]
@@ -178,6 +237,7 @@ def forest(query: str = "", limit: int | None = FOREST_TREES) -> tuple[list[Tree
         Tree(root=t[0], nodes=t, totals=_totals(t), consumers=t[0].tree_consumers)
         for t in trees[:limit]
     ]
+    _link_pools(shown, everything)
     return shown, len(trees)
 
 
@@ -365,25 +425,6 @@ def consumer_types(uuids) -> dict[str, str]:
         return {}
     return {u: t or "" for u, t in Consumer.objects.filter(uuid__in=set(uuids))
             .values_list("uuid", "consumer_type__name")}
-
-
-def aggregate_members(aggregate_uuids) -> dict[str, list[str]]:
-    """aggregate uuid -> its members' names, sharing providers first (an
-    aggregate is best known by the pool it shares), then by name (1 query,
-    none for no aggregates)."""
-    aggregate_uuids = set(aggregate_uuids)
-    if not aggregate_uuids:
-        return {}
-    shares = ProviderTrait.objects.filter(resource_provider_id=OuterRef("resource_provider_id"),
-                                          trait__name=SHARING_TRAIT)
-    rows = (ProviderAggregate.objects.filter(aggregate__uuid__in=set(aggregate_uuids))
-            .annotate(shares=Exists(shares))
-            .order_by("aggregate__uuid", "-shares", "resource_provider__name")
-            .values_list("aggregate__uuid", "resource_provider__name"))
-    out = defaultdict(list)
-    for aggregate, name in rows:
-        out[aggregate].append(name)
-    return dict(out)
 
 
 # --- consumers ---------------------------------------------------------------------

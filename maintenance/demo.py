@@ -30,6 +30,7 @@ from django.utils import timezone
 from allocations.models import Consumer
 from allocations.services import ConsumerAllocations, allocations_delete, allocations_replace
 from operations import snapshots
+from maintenance.demo_trouble import seed_trouble
 from operations.models import AllocationChange
 from providers.inventory_services import InventorySpec, inventories_replace
 from providers.services import provider_aggregates_set, provider_create, provider_traits_set
@@ -62,29 +63,38 @@ DAYS = 14
 SNAPSHOT_EVERY = datetime.timedelta(hours=6)
 
 
-def demo_cloud(*, now=None, dry_run=False) -> dict:
+def demo_cloud(*, now=None, dry_run=False, progress=None) -> dict:
     """Create the cloud: the providers in one transaction, then the
     timeline's allocation writes, each its own outermost transaction (as
     every allocation write is). With ``dry_run`` nothing is written: the
-    counts are those the timeline would make."""
+    counts are those the timeline would make. ``progress(done, total,
+    what)`` hears of each step (a terminal's progress line)."""
+    progress = progress or (lambda done, total, what: None)
     now = now or timezone.now()
     start = now - datetime.timedelta(days=DAYS)
     if dry_run:
         events = _timeline(_demo_providers(write=False), start, now)
         ticks = (now - start) // SNAPSHOT_EVERY + 1
         consumers = {u for _, _, created in events for u in created}
-        return {"providers": 1 + 4 * 4, "consumers": len(consumers) - len(DELETED),
+        # + the consumer seed_trouble leaves without allocations
+        return {"providers": 1 + 4 * 4, "consumers": len(consumers) - len(DELETED) + 1,
                 "snapshots": ticks, "writes": len(events)}
+    progress(0, 1, "providers")
     with transaction.atomic():
         layout = _demo_providers(write=True)
     events = _timeline(layout, start, now)
     clock = _Clock(start)
-    for moment, write, created in events:
+    steps = len(events) + 2
+    for done, (moment, write, created) in enumerate(events, 1):
+        progress(done, steps, f"allocation writes and snapshots, {moment:%Y-%m-%d}")
         clock.at(moment, write, created=created)
     clock.until(now)
+    progress(steps - 1, steps, "scheduling failures and audit findings")
+    trouble = seed_trouble(_uuid, now=now)
+    progress(steps, steps, "")
     return {"providers": 1 + 4 * 4, "consumers": Consumer.objects.count(),
             "snapshots": clock.snapshots, "writes": len(events),
-            "history": AllocationChange.objects.count()}
+            "history": AllocationChange.objects.count(), **trouble}
 
 
 class _Clock:

@@ -57,22 +57,39 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
+# The request attribute that holds a refused save while its form is shown again.
+REFUSED_SAVE = "placement_refused_save"
+
+
 class ServiceWritesAdmin(admin.ModelAdmin):
-    """An admin whose writes are service calls, refused writes shown as messages.
+    """An admin whose writes are service calls, refused writes shown on the form.
 
     Django runs a POSTed add/change/delete view in one transaction; when a
     service raises a PlacementError (409 in use, generation conflict, 400
     validation...) it propagates out of that transaction, so everything the
-    request wrote so far is rolled back, and the error is shown as an admin
-    error message on the page the user came from.
+    request wrote so far is rolled back. A refused add or change then shows
+    the same form again, bound to what was typed, with the refusal as its
+    error (the view runs a second time with the form made invalid, so that
+    pass writes nothing); a refused delete is an error message on the
+    provider's page.
     """
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except errors.PlacementError as exc:
-            self.message_user(request, f"Not saved: {exc.detail}", messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
+            if request.method != "POST" or hasattr(request, REFUSED_SAVE):
+                self.message_user(request, f"Not saved: {exc.detail}", messages.ERROR)
+                return HttpResponseRedirect(request.get_full_path())
+            setattr(request, REFUSED_SAVE, exc)
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        refused = getattr(request, REFUSED_SAVE, None)
+        if refused is None:
+            return form
+        return type(form.__name__, (form,), {"clean": _refusing(form, refused)})
 
     def delete_view(self, request, object_id, extra_context=None):
         try:
@@ -83,6 +100,17 @@ class ServiceWritesAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(
                 reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[object_id])
             )
+
+
+def _refusing(form, refused):
+    """A ``clean`` that adds the service's refusal as the form's error."""
+
+    def clean(self):
+        cleaned = form.clean(self)
+        self.add_error(None, f"Not saved: {refused.detail}")
+        return cleaned
+
+    return clean
 
 
 # The longest admin search (or autocomplete) text: far longer than anything

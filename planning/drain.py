@@ -54,7 +54,6 @@ from django.db.models import Sum
 
 from allocations.models import Allocation
 from placement_core import errors
-from placement_core.uuids import normalize_uuid
 from planning.params import check_known, whole_number
 from providers.models import (
     Inventory,
@@ -64,6 +63,7 @@ from providers.models import (
     capacity_of,
     unit_ok,
 )
+from providers.references import aggregate_by_ref, provider_by_ref
 from resource_classes.models import Trait
 
 DISABLED = os_traits.COMPUTE_STATUS_DISABLED
@@ -165,10 +165,8 @@ class _Cloud:
         self.by_name = {p.name: p for p in self.providers.values()}
 
     def find(self, text: str) -> _Provider:
-        found = self.by_uuid.get(normalize_uuid(text) or "") or self.by_name.get(text)
-        if found is None:
-            raise errors.BadRequest(f"No resource provider with uuid or name {text!r}.")
-        return found
+        # The one resolver every command and page uses (same words, same rules).
+        return self.by_uuid[provider_by_ref(text).uuid]
 
     def subtree(self, pk):
         stack, out = [pk], []
@@ -368,9 +366,11 @@ PARAMETERS = {
     "provider": "A provider to drain, by uuid or name, with everything under it "
                 "(repeat for several).",
     "tree": "Drain the whole tree of this provider (uuid or name; repeat for several).",
-    "aggregate": "Drain every tree with a provider in this aggregate (uuid).",
+    "aggregate": "Drain every tree with a provider in this aggregate (its uuid, or a provider "
+                 "in it by name or uuid).",
     "required": "Traits every target root must have, comma-separated.",
-    "target_aggregate": "Only trees with a provider in this aggregate receive (uuid).",
+    "target_aggregate": "Only trees with a provider in this aggregate receive (its uuid, or a "
+                        "provider in it).",
     "fullest": "How many of the fullest providers after the move to list (default 10, "
                "at most 1000).",
 }
@@ -421,9 +421,7 @@ def drained_providers(cloud, *, providers=(), trees=(), aggregate=None):
     for text in trees:
         chosen.update(cloud.subtree(cloud.find(text).root))
     if aggregate:
-        agg = normalize_uuid(aggregate)
-        if agg is None:
-            raise errors.BadRequest(f"Aggregate {aggregate!r} is not a uuid.")
+        agg = aggregate_by_ref(aggregate)
         roots = {p.root for p in cloud.providers.values() if agg in p.aggregates}
         if not roots:
             raise errors.BadRequest(f"No resource provider is in aggregate {agg}.")
@@ -448,9 +446,7 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
     cloud = _Cloud(extra_traits=required)
     drained = drained_providers(cloud, providers=providers, trees=trees, aggregate=aggregate)
     if target_aggregate is not None:
-        target_agg = normalize_uuid(target_aggregate)
-        if target_agg is None:
-            raise errors.BadRequest(f"Aggregate {target_aggregate!r} is not a uuid.")
+        target_agg = aggregate_by_ref(target_aggregate)
     rows = Allocation.objects.filter(consumer_id__in=Allocation.objects.filter(
         resource_provider_id__in=drained).values("consumer_id")).values_list(
         "consumer__uuid", "consumer__project__external_id", "resource_provider_id",
@@ -550,37 +546,3 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
         consumers=len(needs), placed=placed, not_placed=not_placed,
         fullest_after=fullest_after, targets=len(order),
         took_ms=round((time.perf_counter() - started) * 1000, 1))
-
-
-def as_text(result: DrainResult, *, show=20) -> str:
-    lines = [
-        f"drain: {len(result.drained)} provider(s): "
-        + ", ".join(d["name"] for d in result.drained[:show])
-        + (" ..." if len(result.drained) > show else ""),
-        f"consumers to move: {result.consumers}; placed {len(result.placed)}, "
-        f"not placed {len(result.not_placed)}; target trees: {result.targets}",
-        "verdict: " + ("FITS" if result.fits else "DOES NOT FIT"),
-    ]
-    if result.not_placed:
-        lines.append("not placed:")
-        for move in result.not_placed[:show]:
-            lines.append(f"  {move.consumer} holds {_where(move.holds)}: {move.reason['text']}")
-        if len(result.not_placed) > show:
-            lines.append(f"  ... {len(result.not_placed) - show} more")
-    if result.placed:
-        lines.append("placed:")
-        for move in result.placed[:show]:
-            lines.append(f"  {move.consumer} {_where(move.holds)} -> {_where(move.to)}")
-        if len(result.placed) > show:
-            lines.append(f"  ... {len(result.placed) - show} more")
-    lines.append("fullest providers after:")
-    for f in result.fullest_after:
-        lines.append(f"  {f['name']} {f['resource_class']}: {f['used']}/{f['capacity']} "
-                     f"({f['percent']}%, was {f['used_before']})")
-    lines.append(f"took {result.took_ms} ms")
-    return "\n".join(lines) + "\n"
-
-
-def _where(entries):
-    return "; ".join(f"{e['name']} " + ",".join(f"{rc}:{n}" for rc, n in e["resources"].items())
-                     for e in entries)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import textwrap
 import threading
 import time
 from datetime import timedelta
@@ -43,6 +44,7 @@ from django.utils import timezone
 from candidates import explain
 from candidates.explanation import CLASS_REASONS, Explanation
 from placement_core import errors, metrics, retention
+from placement_core.texttable import table, when
 from planning.models import SchedulingFailure
 from planning.params import check_known, whole_number
 from providers.models import ResourceProvider
@@ -383,19 +385,36 @@ def report(*, hours=24, limit=50, kind=None, reason=None, global_request_id=None
     }
 
 
-def as_text(result: dict) -> str:
-    lines = [f"scheduling failures: {result['total']} since {result['since']} "
-             f"(trend per {result['bucket_hours']} h, oldest first)"]
-    for g in result["by_reason"]:
-        lines.append(f"  {g['kind']:10} {g['reason']:22} {g['count']:>6}  last {g['last']}  "
-                     f"trend {' '.join(str(n) for n in g['trend'])}")
-    if result["failures"]:
-        lines.append("newest:")
-    for f in result["failures"]:
-        lines.append(f"  {f['created_at']} {f['kind']} {f['reason']} "
-                     f"{f['global_request_id'] or '-'} {f['request_id']} project "
-                     f"{f['project_id'] or '-'}: {f['query'][:200]}")
-        if f["summary"]:
-            lines.append(f"      {f['summary']}")
-    return "\n".join(lines) + "\n"
+SPARKS = " ▁▂▃▄▅▆▇█"
 
+
+def _spark(counts) -> str:
+    """A trend as one character a bucket (blank for none), scaled to its
+    largest bucket; the counts are in --json."""
+    top = max(counts, default=0)
+    return "".join(SPARKS[0] if not n else SPARKS[max(1, round(8 * n / top))] for n in counts)
+
+
+def as_text(result: dict, *, asked: str = "") -> str:
+    """The groups and the newest records as tables (times in UTC, request
+    ids shortened: whole in --json), each record's summary under it."""
+    lines = [f"scheduling failures: {result['total']} since {when(result['since'])} UTC"
+             + (f" ({asked})" if asked else "")]
+    if result["by_reason"]:
+        lines += table(
+            ["kind", "reason", "count", "last (UTC)",
+             f"trend, {result['bucket_hours']} h a mark, oldest first"],
+            [[g["kind"], g["reason"], g["count"], when(g["last"]), _spark(g["trend"])]
+             for g in result["by_reason"]], right=(2,), max_cell=60)
+    if result["failures"]:
+        lines += ["", "newest:"]
+        rows = table(["time (UTC)", "kind", "reason", "request", "project", "query"],
+                     [[when(f["created_at"]), f["kind"], f["reason"], f["request_id"][:12],
+                       f["project_id"] or "-", f["query"]] for f in result["failures"]])
+        lines.append(rows[0])
+        for f, row in zip(result["failures"], rows[1:]):
+            lines.append(row)
+            if f["summary"]:
+                lines += textwrap.wrap(f["summary"], 100, initial_indent="    ",
+                                       subsequent_indent="    ")
+    return "\n".join(lines) + "\n"

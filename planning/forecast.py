@@ -43,9 +43,12 @@ from django.utils import timezone
 from operations.models import UsageSnapshot
 from placement_core import errors
 from placement_core.querystring import Flavor
+from placement_core.texttable import table
+from placement_core.units import human_amount, rate, used_of
 from placement_core.uuids import normalize_uuid
 from planning.headroom import flavor_list, unusable
 from planning.params import check_known, whole_number
+from providers.references import aggregate_members, aggregate_name
 
 SHOW_PROVIDERS = 50
 # With no flavor known, stranded capacity is judged against the smallest
@@ -194,30 +197,39 @@ def stranded(*, show=SHOW_PROVIDERS, flavors=None) -> dict:
 
 
 def as_text(result: dict) -> str:
+    """The forecast and the stranded capacity as two tables, amounts in each
+    class's unit, aggregates by their members' names."""
     f = result["forecast"]
     lines = [f"forecast: {f['method']}; threshold {f['threshold_percent']}% of capacity"]
     if not f["rows"]:
         lines.append("  no usage snapshots in the window (run manage.py take_usage_snapshot "
                      "from cron)")
-    for row in f["rows"]:
-        scope = row["aggregate"] or "cloud"
+    members = aggregate_members({row["aggregate"] for row in f["rows"] if row["aggregate"]})
 
-        def days(value):
-            return "not growing" if value is None and row["trend_per_day"] is not None \
-                else "-" if value is None else f"{value:g} d"
+    def days(row, value):
+        return "not growing" if value is None and row["trend_per_day"] is not None \
+            else "-" if value is None else f"{value:g} d"
 
-        trend = "-" if row["trend_per_day"] is None else f"{row['trend_per_day']:+g}/day"
-        lines.append(
-            f"  {scope:36} {row['resource_class']:28} used {row['used']}/{row['capacity']} "
-            f"({row['percent']}%) trend {trend} (r2 {row['r_squared']}, {row['samples']} "
-            f"snapshots) threshold in {days(row['days_to_threshold'])}, full in "
-            f"{days(row['days_to_capacity'])}")
+    rows = [[aggregate_name(row["aggregate"], members, shown=1) if row["aggregate"] else "cloud",
+             row["resource_class"], used_of(row["used"], row["capacity"], row["resource_class"]),
+             "-" if row["percent"] is None else f"{row['percent']:g}%",
+             rate(row["trend_per_day"], row["resource_class"]),
+             "-" if row["r_squared"] is None else f"{row['r_squared']:.2f}",
+             days(row, row["days_to_threshold"]), days(row, row["days_to_capacity"])]
+            for row in f["rows"]]
+    if rows:
+        lines += table(["scope", "class", "used", "use", "trend", "fit r2",
+                        f"{f['threshold_percent']}% in", "full in"], rows, right=(3, 5, 6, 7))
+    lines.append("")
     lines.append("stranded capacity (free that no known flavor can use on its host):")
     if not result["stranded"]:
         lines.append("  none")
+        return "\n".join(lines) + "\n"
+    listed = []
     for rc, entry in result["stranded"].items():
-        lines.append(f"  {rc}: {entry['amount']} on {entry['providers']} provider(s)")
-        for p in entry["listed"]:
-            lines.append(f"    {p['name']}: {p['free']} free of {p['capacity']}; exhausted: "
-                         f"{', '.join(p['exhausted'])}")
+        lines.append(f"  {rc}: {human_amount(entry['amount'], rc)} on {entry['providers']} "
+                     "provider(s)")
+        listed += [[p["name"], rc, used_of(p["free"], p["capacity"], rc),
+                    ", ".join(p["exhausted"])] for p in entry["listed"]]
+    lines += table(["provider", "class", "free", "exhausted"], listed, indent="  ")
     return "\n".join(lines) + "\n"

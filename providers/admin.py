@@ -15,12 +15,15 @@ and ``providers.inventory_services``), the same functions the API uses:
 
 The change form carries the generation the page was rendered with; the
 inline writes are refused (409-style, as a message) when the provider has
-changed since.  A refusal anywhere rolls back the whole save
-(``ServiceWritesAdmin``).  The link-table and inventory list pages stay
+changed since.  A refusal anywhere rolls back the whole save and shows
+the page again with what was typed and the refusal on it
+(``ServiceWritesAdmin``).  Over the inventory rows, a warning that
+nova-compute rewrites the inventory of the compute nodes it manages.  The link-table and inventory list pages stay
 read-only; allocations are read-only everywhere (see allocations/admin.py).
 """
 from django import forms
 from django.contrib import admin
+from django.db import models
 from django.forms.formsets import BaseFormSet
 from django.forms.models import BaseInlineFormSet
 from django.utils.html import format_html
@@ -33,6 +36,29 @@ from providers.models import Aggregate, Inventory, ProviderAggregate, ProviderTr
 
 INVENTORY_FIELDS = ("resource_class", "total", "reserved", "min_unit", "max_unit", "step_size",
                     "allocation_ratio")
+
+# Shown over the inventory rows and on the inventory list: nova-compute's
+# resource tracker writes the inventory of the compute nodes it manages on
+# every periodic update, so a hand edit there lasts only until the next one.
+NOVA_WARNING = (
+    "nova-compute's resource tracker rewrites the inventory of the compute nodes it manages "
+    "(and of their child providers) on every periodic update, from the hypervisor and "
+    "nova.conf: a total, reserved, min_unit, max_unit or step_size edited here on such a "
+    "provider is overwritten within minutes. Change nova.conf (reserved_host_*, "
+    "*_allocation_ratio) instead; an allocation_ratio edited here stays only while nova.conf "
+    "leaves that ratio unset."
+)
+# nova-compute reports these on the root provider of every compute node.
+NOVA_TRAIT_PREFIX = "COMPUTE_"
+
+
+def nova_traits(provider) -> list[str]:
+    """The traits nova-compute reports that the root of ``provider``'s tree
+    carries (none: the tree is not, or not yet, a compute node's)."""
+    return list(ProviderTrait.objects.filter(
+        resource_provider_id=provider.root_id or provider.pk,
+        trait__name__startswith=NOVA_TRAIT_PREFIX,
+    ).order_by("trait__name").values_list("trait__name", flat=True)[:5])
 
 
 class _WritableInline(admin.TabularInline):
@@ -64,6 +90,13 @@ class _LinkFormSet(BaseInlineFormSet):
 class InventoryInline(_WritableInline):
     model = Inventory
     fields = INVENTORY_FIELDS
+    template = "providers/admin/inventory_inline.html"
+    # The ratio as narrow as the integers beside it (a float's default input
+    # is as wide as a text field and pushed the rows past the page).
+    formfield_overrides = {
+        models.FloatField: {"widget": forms.NumberInput(attrs={"class": "vIntegerField",
+                                                               "step": "any"})},
+    }
     autocomplete_fields = ("resource_class",)
 
     def get_queryset(self, request):
@@ -148,7 +181,10 @@ def _refused(provider, seen):
 @admin.register(ResourceProvider)
 class ResourceProviderAdmin(ServiceWritesAdmin):
     form = ResourceProviderForm
-    list_display = ("name", "uuid", "generation", "parent", "root")
+    # Narrow columns: the uuid cut to its first block and the parent and root
+    # by name in one column (whole uuids on hover); as "name (uuid)" a
+    # child's three uuids pushed the list past the page's width.
+    list_display = ("name", "short_uuid", "parent_name", "generation")
     list_select_related = ("parent", "root")
     # Traits are searched, not listed as a filter: a cloud has hundreds.
     search_fields = ("name", "uuid", "traits__name")
@@ -156,6 +192,28 @@ class ResourceProviderAdmin(ServiceWritesAdmin):
     autocomplete_fields = ("parent",)
     inlines = (InventoryInline, TraitInline, AggregateInline)
     actions = None  # bulk deletes would bypass provider_delete's checks
+
+    @admin.display(description="uuid", ordering="uuid")
+    def short_uuid(self, provider):
+        return format_html('<span title="{}">{}…</span>', provider.uuid, provider.uuid[:8])
+
+    @admin.display(description="parent (root)", ordering="parent__name")
+    def parent_name(self, provider):
+        if provider.parent is None:
+            return "-"
+        if provider.root_id in (None, provider.parent_id):
+            return _named(provider.parent)
+        return format_html("{} ({})", _named(provider.parent), _named(provider.root))
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        extra = {"nova_warning": NOVA_WARNING, "nova_managed": "", "nova_traits": []}
+        obj = self.get_object(request, object_id) if object_id else None
+        if obj is not None:
+            extra["nova_traits"] = nova_traits(obj)
+            if extra["nova_traits"]:
+                extra["nova_managed"] = obj.root.name if obj.root_id else obj.name
+        return super().changeform_view(request, object_id, form_url,
+                                       {**extra, **(extra_context or {})})
 
     def get_fields(self, request, obj=None):
         if obj is None:
@@ -292,6 +350,12 @@ class ResourceProviderAdmin(ServiceWritesAdmin):
         ).generation
 
 
+def _named(provider):
+    if provider is None:
+        return "-"
+    return format_html('<span title="{}">{}</span>', provider.uuid, provider.name)
+
+
 def _stored(instance):
     """The inline row exists (a link's key is a pair: (None, None) while new)."""
     pk = instance.pk
@@ -326,6 +390,8 @@ def _changed_forms(formset):
 @admin.register(Inventory)
 class InventoryAdmin(ReadOnlyAdmin):
     """Read-only list; inventories are edited on their provider's page."""
+
+    read_only_note = "Inventories are edited on their provider's page. " + NOVA_WARNING
 
     list_display = ("provider", "resource_class", "total", "reserved", "allocation_ratio",
                     "min_unit", "max_unit", "step_size")

@@ -136,6 +136,10 @@ class ProviderAggregate(models.Model):
     class Meta:
         db_table = "resource_provider_aggregates"
 
+    def __str__(self):
+        # How the admin's aggregate rows read (not "ProviderAggregate object").
+        return f"{self.resource_provider.name} in aggregate {self.aggregate.uuid}"
+
 
 class ProviderTrait(models.Model):
     pk = models.CompositePrimaryKey("trait_id", "resource_provider_id")
@@ -146,3 +150,6 @@ class ProviderTrait(models.Model):
 
     class Meta:
         db_table = "resource_provider_traits"
+
+    def __str__(self):
+        return f"{self.trait.name} on {self.resource_provider.name}"

@@ -27,6 +27,19 @@ def run(*args, stdin=None):
     return code, out.getvalue() + err.getvalue()
 
 
+def counted(out, prefix, kind):
+    """[total, created, updated] of ``kind`` in load_json's (or
+    import_upstream's) table under "loaded:" or "would load:"."""
+    lines = out.splitlines()
+    start = lines.index(f"{prefix}:")
+    assert lines[start + 1].split() == ["rows", "total", "created", "updated"]
+    for line in lines[start + 2:]:
+        cells = line.split()
+        if cells and cells[0] == kind:
+            return [int(n) for n in cells[1:]]
+    raise AssertionError(f"no {kind} row under {prefix!r}:\n{out}")
+
+
 def populate():
     root = f.ResourceProviderFactory(name="cn1", generation=7)
     child = f.ResourceProviderFactory(name="cn1-numa0", parent=root)

@@ -43,10 +43,14 @@ def test_audit_over_capacity_after_reserved_change():
     Inventory.objects.filter(pk=inv.pk).update(reserved=4)  # capacity now 8
     code, out = run("audit_allocations")
     assert code == 1
-    assert f"{rp.uuid} VCPU: used 10 > capacity 8" in out
+    section = out.split("provider/class pairs over capacity: 1\n")[1].splitlines()
+    assert section[0].split() == ["provider", "class", "used", "capacity"]
+    assert section[1].split() == [rp.name, "VCPU", "10", "8"]
     code, out = run("audit_allocations", "--fix")
     assert code == 1  # --fix leaves allocations that have inventory alone
-    assert f"{rp.uuid} VCPU: used 10 > capacity 8" in out
+    section = out.split("provider/class pairs over capacity: 1\n")[1].splitlines()
+    assert section[0].split() == ["provider", "class", "used", "capacity"]
+    assert section[1].split() == [rp.name, "VCPU", "10", "8"]
 
 
 def test_audit_reports_incomplete_consumers():

@@ -67,7 +67,8 @@ def test_export_indent_within_the_bound():
 
 @pytest.mark.parametrize("args,words", [
     (("headroom", "--flavor", "a\nb\x1b[31m"), r"no flavor named 'a\nb\x1b[31m'"),
-    (("provider_tree", "--root", "a\nb\x1b[31m"), r"no resource provider 'a\nb\x1b[31m'"),
+    (("provider_tree", "--root", "a\nb\x1b[31m"),
+     r"No resource provider with uuid or name 'a\nb\x1b[31m'."),
 ])
 def test_a_name_that_is_echoed_stays_on_one_line(args, words):
     # Quoted as Python writes it: a newline or an escape sequence in what

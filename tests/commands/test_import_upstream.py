@@ -4,7 +4,7 @@ from django.conf import settings
 from allocations.models import Allocation, Consumer
 from providers.models import Inventory, ResourceProvider
 from tests.commands import upstream_schema as up
-from tests.commands.helpers import check_imported, run
+from tests.commands.helpers import check_imported, counted, run
 
 pytestmark = pytest.mark.django_db
 
@@ -19,19 +19,19 @@ def upstream_url(tmp_path):
 def test_import_upstream_copies_everything_and_is_idempotent(upstream_url):
     code, out = run("import_upstream", "--database-url", upstream_url, "--dry-run")
     assert code == 0, out
-    assert "would load resource_providers: 3 (3 created, 0 updated)" in out
+    assert counted(out, "would load", "resource_providers") == [3, 3, 0]
     assert not ResourceProvider.objects.exists()
 
     code, out = run("import_upstream", "--database-url", upstream_url)
     assert code == 0, out
-    assert "loaded resource_providers: 3 (3 created, 0 updated)" in out
-    assert "loaded allocations: 3 (3 created, 0 updated)" in out
+    assert counted(out, "loaded", "resource_providers") == [3, 3, 0]
+    assert counted(out, "loaded", "allocations") == [3, 3, 0]
     check_imported()
 
     code, out = run("import_upstream", "--database-url", upstream_url)
     assert code == 0
-    assert "loaded resource_providers: 3 (0 created, 0 updated)" in out
-    assert "loaded allocations: 3 (0 created, 0 updated)" in out
+    assert counted(out, "loaded", "resource_providers") == [3, 0, 0]
+    assert counted(out, "loaded", "allocations") == [3, 0, 0]
     check_imported()
 
 

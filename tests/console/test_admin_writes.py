@@ -110,6 +110,12 @@ def messages_of(resp):
     return [str(m) for m in resp.context["messages"]]
 
 
+def refusal_of(resp):
+    """The errors of a form shown again after the service refused its save."""
+    assert resp.status_code == 200 and not resp.redirect_chain
+    return [str(e) for e in resp.context["adminform"].form.non_field_errors()]
+
+
 def snapshot(provider):
     provider.refresh_from_db()
     return (
@@ -235,7 +241,7 @@ def test_invalid_inventory_is_refused_and_nothing_is_written(su, rp, calls):
             total=10, reserved=20, min_unit=1, max_unit=10, step_size=1, allocation_ratio=1.0)
     resp = su.post(change_url(rp), data, follow=True)  # ...then reserved > total
     assert "inventory_create" in calls
-    assert any(m.startswith("Not saved:") for m in messages_of(resp)), messages_of(resp)
+    assert any(m.startswith("Not saved:") for m in refusal_of(resp)), refusal_of(resp)
     assert snapshot(rp) == before  # the rename and the first change were rolled back too
 
 
@@ -248,7 +254,7 @@ def test_delete_inventory_in_use_is_refused(su, rp, calls):
     data[f"{prefix}-{index}-DELETE"] = "on"
     resp = su.post(change_url(rp), data, follow=True)
     assert "inventory_delete" in calls
-    assert any("Not saved" in m and "in use" in m for m in messages_of(resp)), messages_of(resp)
+    assert any("Not saved" in m and "in use" in m for m in refusal_of(resp)), refusal_of(resp)
     assert snapshot(rp) == before
 
 
@@ -275,7 +281,7 @@ def test_stale_page_is_refused(su, rp, calls):
     data[f"{prefix}-{index}-total"] = 4
     data[f"{prefix}-{index}-max_unit"] = 4
     resp = su.post(change_url(rp), data, follow=True)
-    assert any("changed while you edited it" in m for m in messages_of(resp)), messages_of(resp)
+    assert any("changed while you edited it" in m for m in refusal_of(resp)), refusal_of(resp)
     assert snapshot(rp) == before
 
 
@@ -308,3 +314,45 @@ def test_allocations_say_they_are_read_only(su):
         html = su.get(url).content.decode()
         assert "Allocations are read-only in the admin" in html
     assert su.get("/admin/allocations/allocation/add/").status_code == 403
+
+
+def test_refused_inventory_edit_keeps_what_was_typed(su, rp, calls):
+    """A write the service refuses (reserved above total) shows the form
+    again with every typed value and the refusal on it, not an empty page."""
+    before = snapshot(rp)
+    data = page_data(su, change_url(rp))
+    data["name"] = "cn1-typed"
+    prefix = prefix_of(data, "inventor")
+    index = row_index(data, prefix, "resource_class", f.resource_class("VCPU").pk)
+    data[f"{prefix}-{index}-total"] = 12
+    data[f"{prefix}-{index}-reserved"] = 13
+    resp = su.post(change_url(rp), data)
+    assert "inventory_update" in calls
+    assert resp.status_code == 200  # the form again, not a redirect to a fresh one
+    html = resp.content.decode()
+    assert f'name="{prefix}-{index}-total" value="12"' in html
+    assert f'name="{prefix}-{index}-reserved" value="13"' in html
+    assert 'name="name" value="cn1-typed"' in html
+    errors = html.split('class="errorlist')[1].split("</ul>")[0]
+    assert "Not saved" in errors and "reserved" in errors.lower()
+    assert snapshot(rp) == before
+
+    # Sent again corrected, it is saved.
+    data[f"{prefix}-{index}-reserved"] = 2
+    assert su.post(change_url(rp), data).status_code == 302
+    assert Inventory.objects.get(resource_provider=rp, resource_class__name="VCPU").reserved == 2
+
+
+def test_inventory_pages_warn_that_nova_compute_rewrites_them(su, rp):
+    """The provider page's inventory and the inventory list say that
+    nova-compute rewrites the inventory of the compute nodes it manages;
+    a tree whose root carries a COMPUTE_ trait (as nova-compute reports
+    them) is named as one."""
+    warning = "nova-compute"
+    page = su.get(change_url(rp)).content.decode()
+    assert warning in page and "managed by nova-compute" not in page
+    assert warning in su.get("/admin/providers/inventory/").content.decode()
+    rp.traits.add(f.trait("COMPUTE_NET_VIF_MODEL_VIRTIO"))
+    child = f.ResourceProviderFactory(name="cn1-numa0", parent=rp)
+    for provider in (rp, child):
+        assert "managed by nova-compute" in su.get(change_url(provider)).content.decode()

@@ -124,3 +124,74 @@ def test_a_tree_counts_each_consumer_once(staff, cloud):
     assert counted["cn1"] == 4  # the two of the fixture, spanning, shared
     html = strip_tags(staff.get("/console/forest/").content.decode())
     assert "4 provider(s), 4 consumer(s)" in html
+
+
+def _tree_block(html, root):
+    """The forest page's <details> of the tree rooted at ``root``."""
+    return html.split(f'id="tree-{root.uuid}"')[1].split("</details>\n")[0]
+
+
+def test_traits_are_named_a_few_then_how_many_more(staff, cloud):
+    """A provider's traits by name: the first few on the row, the rest
+    counted ("+N more") and every one in the cell's title; counted from the
+    provider's trait rows, not from the page's own figures."""
+    from providers.models import ProviderTrait
+    from tests.factories import trait
+
+    names = ["HW_CPU_X86_AVX", "HW_CPU_X86_AVX2", "HW_CPU_X86_SSE42", "HW_NIC_SRIOV",
+             "COMPUTE_VOLUME_MULTI_ATTACH", "CUSTOM_GOLD"]
+    for name in names:
+        ProviderTrait.objects.create(resource_provider=cloud.n0, trait=trait(name))
+    stored = sorted(ProviderTrait.objects.filter(resource_provider=cloud.n0)
+                    .values_list("trait__name", flat=True))
+    html = staff.get("/console/forest/").content.decode()
+    row = html.split(">cn1-numa0</a>")[1].split("</tr>")[0]
+    cell = row.split('class="traits"')[1]
+    title = cell.split('title="')[1].split('"')[0]
+    assert title.split(", ") == stored
+    shown = [n for n in stored if f">{n}<" in cell.split("more-traits")[0]]
+    assert 0 < len(shown) < len(stored)
+    assert f"+{len(stored) - len(shown)} more" in strip_tags(cell)
+    # A provider with one trait shows it, and no "more".
+    pool_row = strip_tags(html.split(">pool</a></td>")[1].split("</tr>")[0])
+    assert "MISC_SHARES_VIA_AGGREGATE" in pool_row and "more" not in pool_row
+
+
+def test_sharing_pool_draws_the_trees_it_serves(staff, cloud):
+    """Each sharing pool's tree names the trees it serves and each served
+    tree names its pools; the trees served are counted from the aggregate
+    rows (every tree with a provider in one of the pool's aggregates, as
+    the candidate engine reaches them), here a nested one whose root is in
+    no aggregate among them."""
+    from providers.models import ProviderAggregate
+
+    w = World()
+    agg = ProviderAggregate.objects.filter(resource_provider=cloud.pool).first().aggregate
+    w.cn3 = w.provider("cn3", inventory={"VCPU": 8})
+    w.provider("cn3-numa0", parent=w.cn3, inventory={"PCPU": 4}, aggs=[agg])
+    w.cn4 = w.provider("cn4", inventory={"VCPU": 8}, aggs=[w.aggregate()])
+    pool_aggs = ProviderAggregate.objects.filter(resource_provider=cloud.pool).values("aggregate_id")
+    expected = sorted(set(ProviderAggregate.objects.filter(aggregate_id__in=pool_aggs)
+                          .exclude(resource_provider=cloud.pool)
+                          .values_list("resource_provider__root__name", flat=True)))
+    assert expected == ["cn1", "cn3"]
+    html = staff.get("/console/forest/").content.decode()
+    pool = _tree_block(html, cloud.pool)
+    serves = pool.split(f'id="serves-{cloud.pool.uuid}"')[1].split("</div>")[0]
+    roots = {r.name: r for r in (cloud.cn1, w.cn3, cloud.cn2, w.cn4)}
+    linked = sorted(name for name, root in roots.items() if f'href="#tree-{root.uuid}"' in serves)
+    assert linked == expected
+    assert f"serves {len(expected)} tree" in strip_tags(serves)
+    for name, root in roots.items():
+        block = _tree_block(html, root)
+        served_by = f'href="#tree-{cloud.pool.uuid}"' in block
+        assert served_by == (name in expected), name
+
+
+def test_a_pool_off_the_page_is_linked_through_a_search(staff, cloud):
+    """Searched down to cn1's tree, its pool is not on the page: the link
+    searches for the pool's tree instead of pointing at a missing block."""
+    html = staff.get("/console/forest/", {"q": "cn1-nic"}).content.decode()
+    block = _tree_block(html, cloud.cn1)
+    assert f'href="?q=pool#tree-{cloud.pool.uuid}"' in block
+    assert f'id="tree-{cloud.pool.uuid}"' not in html

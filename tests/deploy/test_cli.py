@@ -151,7 +151,7 @@ def test_commands_run_through_the_script(tmp_path):
     assert run_script(tmp_path, "db", "sync").returncode == 0
     result = run_script(tmp_path, "flavors", "add", "m1.small", "VCPU:1,MEMORY_MB:512")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "stored flavor m1.small: VCPU:1,MEMORY_MB:512"
+    assert result.stdout.strip() == "stored flavor m1.small: VCPU 1, MEMORY_MB 512 MiB"
     result = run_script(tmp_path, "--config-file", str(tmp_path / "missing.conf"), "headroom")
     assert result.returncode != 0
     assert result.stderr.strip() == (
@@ -159,7 +159,7 @@ def test_commands_run_through_the_script(tmp_path):
     result = run_script(tmp_path, "flavors", "add", "m1.bad", "NOT_A_CLASS:1")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "CommandError: flavor 'm1.bad': no such resource class(es): NOT_A_CLASS."]
+        "placement-manage flavors: flavor 'm1.bad': no such resource class(es): NOT_A_CLASS."]
 
 
 @pytest.mark.django_db
@@ -185,13 +185,14 @@ def test_flavors_and_headroom_commands(capsys, settings):
         "headroom"]}
     assert figures == {"m1.tiny": 8 // 1, "m1.small": min(8 // 2, 1024 // 512)}
     call_command("headroom", resources="VCPU:3")
-    assert capsys.readouterr().out.strip() == "ad-hoc\tVCPU:3\t2"
+    assert [line.split() for line in capsys.readouterr().out.splitlines()] == [
+        ["flavor", "resources", "where", "fit"], ["ad-hoc", "VCPU", "3", "cloud", "2"]]
     with pytest.raises(CommandError, match="no flavor named 'nope'"):
         call_command("headroom", flavor=["nope"])
     with pytest.raises(CommandError, match="usage: flavors delete NAME"):
         call_command("flavors", "delete")
     call_command("flavors", "add", "m1.big", "VCPU:4", dry_run=True)
-    assert capsys.readouterr().out.strip() == "would store flavor m1.big: VCPU:4 (dry run)"
+    assert capsys.readouterr().out.strip() == "would store flavor m1.big: VCPU 4 (dry run)"
     call_command("flavors", "delete", "m1.small", dry_run=True)
     assert capsys.readouterr().out.strip() == "would delete flavor m1.small (dry run)"
     call_command("flavors", "list", as_json=True)

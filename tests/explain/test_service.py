@@ -198,7 +198,9 @@ def test_text_rendering_names_groups_steps_and_closest(world):
     text = as_text(_explain("resources1=VCPU:6&required1=!HW_CPU_X86_AVX"))
     assert "group '1': resources1=VCPU:6&required1=!HW_CPU_X86_AVX" in text
     assert "resources1=VCPU:6 (max_unit): removed 1 providers, 0 left" in text
-    assert "closest:\n    small" in text
+    closest = text.split("closest:\n")[1].splitlines()
+    assert closest[0].split() == ["provider", "class", "why", "not"]
+    assert closest[1].split()[:2] == ["small", "VCPU"] and "max_unit 4" in closest[1]
     assert text.rstrip().endswith("closest: small (asked 6 VCPU > max_unit 4).")
 
 

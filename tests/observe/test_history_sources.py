@@ -34,7 +34,7 @@ def test_a_new_project_with_the_same_amounts_is_recorded(api, provider):
         ("VCPU", 2, 2, "PUT /allocations", owner),
     ]
     out = run("allocation_history", "--consumer", consumer)[1]
-    assert f"(PUT /allocations) owner: {owner}" in out
+    assert f"PUT /allocations\n    owner: {owner}\n" in out
     from django.contrib.auth import get_user_model
     from django.test import Client
 

@@ -24,8 +24,14 @@ def test_text_when_it_fits(cloud):
     code, out = run("drain_what_if", "--provider", "a")
     assert code == 0
     assert "verdict: FITS" in out
-    assert "11111111-1111-4111-8111-111111111111 a MEMORY_MB:1024,VCPU:4 -> b MEMORY_MB:1024,VCPU:4" in out
-    assert "b VCPU: 4/8 (50.0%, was 0)" in out
+    lines = out.splitlines()
+    placed = lines.index("placed:")
+    assert lines[placed + 1].split() == ["consumer", "from", "resources", "to"]
+    assert lines[placed + 2].split() == ["11111111", "a", "MEMORY_MB", "1", "GiB,", "VCPU",
+                                         "4", "b"]
+    fullest = lines.index("fullest providers after:")
+    assert lines[fullest + 1].split() == ["provider", "class", "used", "use", "was"]
+    assert ["b", "VCPU", "4", "of", "8", "50%", "0"] in [line.split() for line in lines]
 
 
 def test_json_and_exit_1_when_it_does_not_fit(cloud, world):
@@ -42,7 +48,9 @@ def test_json_and_exit_1_when_it_does_not_fit(cloud, world):
 @pytest.mark.parametrize("args, words", [
     ([], "Name what to drain"),
     (["--provider", "nope"], "No resource provider with uuid or name 'nope'."),
-    (["--aggregate", "x"], "is not a uuid"),
+    (["--aggregate", "x"], "No aggregate 'x': give an aggregate uuid or the name of a "
+                           "provider in one."),
+    (["--aggregate", "a"], "Provider 'a' is in no aggregate."),
     (["--provider", "a", "--fullest", "-1"], "must be 0 or more"),
 ])
 def test_bad_input_is_one_line_exit_2(cloud, args, words):

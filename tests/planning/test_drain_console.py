@@ -57,7 +57,7 @@ def test_by_aggregate(staff, cloud):
 
 @pytest.mark.parametrize("query, words", [
     ("?provider=nope", "No resource provider with uuid or name &#x27;nope&#x27;."),
-    ("?aggregate=x", "is not a uuid"),
+    ("?aggregate=x", "No aggregate &#x27;x&#x27;"),
     ("?required=X", "Pick at least one host or an aggregate"),
     ("?provider=host-a&required=CUSTOM_NOPE", "No such trait(s): CUSTOM_NOPE."),
 ])

@@ -231,7 +231,10 @@ def test_command(cloud, client):
     client.get("/allocation_candidates?resources=VCPU:6", **HEADERS)
     code, out = run("scheduling_failures", "--global-request-id", GLOBAL)
     assert code == 1
-    assert "candidates max_unit" in out and GLOBAL in out and "resources=VCPU:6" in out
+    assert GLOBAL in out.splitlines()[0] and "resources=VCPU:6" in out
+    header, row = out.splitlines()[1:3]
+    assert header.split()[:4] == ["kind", "reason", "count", "last"]
+    assert row.split()[:3] == ["candidates", "max_unit", "1"]
     code, out = run("scheduling_failures", "--json", "--prune")
     body = json.loads(out)
     assert code == 1 and body["failures"][0]["reason"] == "max_unit" and body["pruned"] == 0
@@ -241,7 +244,7 @@ def test_command(cloud, client):
     code, out = run("scheduling_failures", "--prune")
     assert "pruned 1 record(s)" in out and SchedulingFailure.objects.count() == 0
     code, out = run("scheduling_failures", "--reason", "nope")
-    assert code == 2 and "reason must be one of" in out
+    assert code == 2 and "--reason must be one of" in out
 
 
 def test_console_pages(cloud, client):

@@ -118,9 +118,13 @@ def test_command(world):
     body = json.loads(out)
     assert body["forecast"]["rows"][0]["days_to_threshold"] == pytest.approx(5)
     code, out = run("capacity_forecast", "--window-days", "0")
-    assert code == 2 and "window_days must be a whole number from 1 to 3650" in out
+    assert code == 2 and "--window-days must be a whole number from 1 to 3650" in out
     code, out = run("capacity_forecast")
-    assert "trend +10/day" in out and "threshold in 5 d, full in 20 d" in out
+    header, row = out.splitlines()[1:3]
+    assert header.split() == ["scope", "class", "used", "use", "trend", "fit", "r2", "85%",
+                              "in", "full", "in"]
+    assert row.split() == ["cloud", "VCPU", "800", "of", "1,000", "80%", "+10/day", "1.00",
+                           "5", "d", "20", "d"]
 
 
 def test_usage_page_shows_forecast_and_stranded(world):

@@ -6,10 +6,14 @@ from allocations.selectors import consumers_empty, consumers_incomplete
 from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from operations import audit
 from operations.audit import invalid_rows, over_capacity
+from placement_core.texttable import table, when
+from placement_core.units import human_amount
+from providers.references import provider_names
 
 
 # Past dates Python can reach (a hundred billion hours was an OverflowError).
 MAX_AGE_HOURS = 876000
+CHECKS = 8  # the findings below, for the progress line
 
 
 class Command(MaintenanceCommand):
@@ -49,74 +53,96 @@ class Command(MaintenanceCommand):
         self.report = report
         remaining = 0
 
-        def finding(key, title, rows, line, fixable=False):
+        summary, details, fixes = [], [], []
+
+        def finding(key, title, rows, columns=None, cells=None, fixable=False):
+            """A finding: a row of the summary table, and when it has rows a
+            section "title: N" with them (a table when ``columns``)."""
             nonlocal remaining
             report["findings"][key] = rows
-            self.stdout.write(f"{title}: {len(rows)}")
-            for row in rows[:limit]:
-                self.stdout.write(f"  {line(row)}")
+            summary.append([title, len(rows)])
+            if rows:
+                details.append("")
+                details.append(f"{title}: {len(rows)}")
+                if columns:
+                    details.extend(table(columns, [cells(r) for r in rows[:limit]],
+                                         indent="  ", max_cell=60))
+                else:
+                    details.extend(f"  {r}" for r in rows[:limit])
+                if len(rows) > limit:
+                    details.append(f"  ... {len(rows) - limit} more (--limit, or --json)")
             if not fixable:
                 remaining += len(rows)
+            self.progress(len(summary), CHECKS, title)
 
+        self.progress(0, CHECKS, "consumers without allocations")
         empty = list(consumers_empty().values_list("uuid", flat=True))
         finding("consumers_without_allocations", "consumers without allocations", empty,
-                str, fixable=True)
+                fixable=True)
         if empty and fix and not dry_run:
             deleted = consumers_delete_empty(uuids=empty)
-            self.stdout.write(f"deleted {deleted} empty consumer(s)")
+            fixes.append(f"deleted {deleted} empty consumer(s)")
             report["fixes"]["consumers_deleted"] = deleted
             remaining += len(empty) - deleted
         else:
             if empty and fix:
-                self.stdout.write(f"would delete {len(empty)} empty consumer(s)")
+                fixes.append(f"would delete {len(empty)} empty consumer(s)")
                 report["fixes"]["consumers_deleted"] = len(empty)
             remaining += len(empty)
 
-        finding("invalid_rows", "stored rows the API would refuse", invalid_rows(), str)
+        finding("invalid_rows", "stored rows the API would refuse", invalid_rows())
 
         over = [p for p in over_capacity() if p["has_inventory"]]
+        orphans = audit.allocations_without_inventory()
+        names = provider_names([p["provider"] for p in over] + [r["provider"] for r in orphans])
         finding("over_capacity", "provider/class pairs over capacity",
                 [{k: p[k] for k in ("provider", "resource_class", "used", "capacity")}
                  for p in over],
-                lambda p: f"{p['provider']} {p['resource_class']}: used {p['used']} > "
-                          f"capacity {p['capacity']}")
+                ["provider", "class", "used", "capacity"],
+                lambda p: [names.get(p["provider"], p["provider"]), p["resource_class"],
+                           human_amount(p["used"], p["resource_class"]),
+                           human_amount(p["capacity"], p["resource_class"])])
 
-        orphans = audit.allocations_without_inventory()
         finding("allocations_without_inventory", "allocations without inventory", orphans,
-                lambda r: f"consumer {r['consumer']} provider {r['provider']} "
-                          f"{r['resource_class']} {r['used']}", fixable=True)
+                ["consumer", "provider", "class", "used"],
+                lambda r: [r["consumer"], names.get(r["provider"], r["provider"]),
+                           r["resource_class"], human_amount(r["used"], r["resource_class"])],
+                fixable=True)
         consumers = len({r["consumer"] for r in orphans})
         if orphans and fix and not dry_run:
             fixed, problems = audit.drop_allocations_without_inventory(orphans)
-            self.stdout.write(f"dropped allocations without inventory of {fixed} consumer(s)")
+            fixes.append(f"dropped allocations without inventory of {fixed} consumer(s)")
             for problem in problems:
-                self.stdout.write(f"  could not fix {problem}")
+                fixes.append(f"  could not fix {problem}")
             report["fixes"]["consumers_rewritten"] = fixed
             report["fixes"]["problems"] = problems
             remaining += len(problems)
         else:
             if orphans and fix:
-                self.stdout.write(f"would drop allocations without inventory of "
-                                  f"{consumers} consumer(s)")
+                fixes.append(f"would drop allocations without inventory of {consumers} "
+                             "consumer(s)")
                 report["fixes"]["consumers_rewritten"] = consumers
                 report["fixes"]["problems"] = []
             remaining += len(orphans)
 
         finding("consumers_spanning_trees", "consumers spanning more than one tree",
-                audit.consumers_spanning_trees(),
-                lambda r: f"{r['consumer']} ({r['consumer_type'] or 'no type'}): "
-                          + ", ".join(f"{x['name']} {x['uuid']}" for x in r["roots"]))
+                audit.consumers_spanning_trees(), ["consumer", "type", "trees"],
+                lambda r: [r["consumer"], r["consumer_type"] or "-",
+                           ", ".join(x["name"] for x in r["roots"])])
         finding("stale_migrations",
                 f"MIGRATION consumers older than {migration_age_hours:g}h",
                 audit.stale_migrations(older_than=timedelta(hours=migration_age_hours)),
-                lambda r: f"{r['consumer']} created {r['created_at']}")
+                ["consumer", "created (UTC)"], lambda r: [r["consumer"], when(r["created_at"])])
         finding("disabled_providers_with_consumers",
                 "COMPUTE_STATUS_DISABLED providers holding consumers",
-                audit.disabled_providers_with_consumers(),
-                lambda r: f"{r['name']} {r['provider']}: {r['consumers']} consumer(s)")
+                audit.disabled_providers_with_consumers(), ["provider", "consumers"],
+                lambda r: [r["name"], r["consumers"]])
 
         incomplete = list(consumers_incomplete().values_list("uuid", flat=True))
         finding("incomplete_consumers", "incomplete consumers (run heal_consumers)",
-                incomplete, str)
+                incomplete)
         report["remaining"] = remaining
+        for line in table(["finding", "count"], summary, right=(1,), max_cell=60) + details \
+                + fixes:
+            self.stdout.write(line)
         return EXIT_PROBLEMS if remaining else EXIT_OK

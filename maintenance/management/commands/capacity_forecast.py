@@ -1,12 +1,11 @@
 """manage.py capacity_forecast [--aggregate A] [--window-days N] [--threshold-percent P] [--json]."""
 import json
 
-from django.core.management.base import CommandError
 from django.http import QueryDict
 
-from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from placement_core import errors
+from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from planning import forecast
+from providers.references import aggregate_by_ref
 
 
 class Command(MaintenanceCommand):
@@ -16,12 +15,15 @@ class Command(MaintenanceCommand):
         "of usage (a least-squares line over the last PLACEMENT_FORECAST_WINDOW_DAYS days of "
         "usage snapshots, see take_usage_snapshot) and the days until it reaches capacity and "
         "PLACEMENT_FORECAST_THRESHOLD_PERCENT of it; then the stranded capacity: free capacity "
-        "no known flavor can use on its host. Exit codes: 0 nothing reaches the threshold within "
+        "no known flavor can use on its host. Amounts in each class's unit, aggregates by "
+        "their members' names. Exit codes: 0 nothing reaches the threshold within "
         "the window's length, 1 something does (or is there already), 2 bad input."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--aggregate", help="only this aggregate (uuid; '' for the cloud)")
+        parser.add_argument("--aggregate", metavar="UUID_OR_PROVIDER",
+                            help="only this aggregate: its uuid or a provider in it (by name or "
+                                 "uuid); '' for the cloud")
         parser.add_argument("--window-days", type=int, help="days of snapshots to fit")
         parser.add_argument("--threshold-percent", type=int, help="percent of capacity")
         parser.add_argument("--show", type=int, default=forecast.SHOW_PROVIDERS,
@@ -30,15 +32,14 @@ class Command(MaintenanceCommand):
                             help="print the forecast and stranded capacity as JSON")
 
     def run(self, *, aggregate, window_days, threshold_percent, show, as_json=False, **options):
+        if aggregate:
+            aggregate = aggregate_by_ref(aggregate)
         query = QueryDict(mutable=True)
         for key, value in (("aggregate", aggregate), ("window_days", window_days),
                            ("threshold_percent", threshold_percent), ("show", show)):
             if value is not None:
                 query[key] = str(value)
-        try:
-            result = forecast.report(**forecast.arguments(query))
-        except errors.PlacementError as exc:
-            raise CommandError(str(exc.detail).splitlines()[0], returncode=EXIT_ERROR)
+        result = forecast.report(**forecast.arguments(query))
         if as_json:
             self.stdout.write(json.dumps(result, indent=2))
         else:

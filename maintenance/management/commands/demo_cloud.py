@@ -14,7 +14,7 @@ class Command(MaintenanceCommand):
         "storage pool in an aggregate, traits, instances, a migration in flight, a disabled "
         "host) through the services, grown over a simulated fortnight ending now (usage "
         "snapshots every six hours, the history of each boot, resize, deletion, change of "
-        "owner and move), and create a console login 'demo' with a printed password. For an "
+        "owner and move), with a few scheduling failures and audit findings, and create a console login 'demo' with a printed password. For an "
         "empty database; exit 2 when providers exist already."
     )
     dry_run_help = "Build the cloud inside a transaction that is rolled back; report counts."
@@ -23,7 +23,7 @@ class Command(MaintenanceCommand):
         if ResourceProvider.objects.exists():
             raise ValueError("the database already holds providers; demo_cloud wants an "
                              "empty one (e.g. DATABASE_URL=sqlite:///demo.sqlite3)")
-        counts = demo_cloud(dry_run=dry_run)
+        counts = demo_cloud(dry_run=dry_run, progress=None if dry_run else self.progress)
         if dry_run:
             self.report = {**counts, "dry_run": True}
             self.stdout.write(f"would load {counts['providers']} providers and "
@@ -40,5 +40,8 @@ class Command(MaintenanceCommand):
         self.stdout.write(f"loaded {counts['providers']} providers and "
                           f"{counts['consumers']} consumers, {counts['snapshots']} usage "
                           f"snapshots and {counts['history']} history records")
+        self.stdout.write(f"seeded {counts['failures']} scheduling failures and "
+                          f"{counts['findings']} audit findings (scheduling_failures, "
+                          "audit_allocations)")
         self.stdout.write(f"console login: demo / {password}")
         return EXIT_OK

@@ -4,8 +4,8 @@ import json
 from django.core.management.base import CommandError
 
 from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from placement_core import errors
 from planning import drain
+from planning.drain_text import as_text
 
 
 class Command(MaintenanceCommand):
@@ -23,12 +23,14 @@ class Command(MaintenanceCommand):
                             help="a provider to drain with everything under it (repeatable)")
         parser.add_argument("--tree", action="append", default=[], metavar="UUID_OR_NAME",
                             help="drain the whole tree of this provider (repeatable)")
-        parser.add_argument("--aggregate", metavar="UUID",
-                            help="drain every tree with a provider in this aggregate")
+        parser.add_argument("--aggregate", metavar="UUID_OR_PROVIDER",
+                            help="drain every tree with a provider in this aggregate (its uuid "
+                                 "or a provider in it, by name or uuid)")
         parser.add_argument("--required", default="", metavar="TRAIT,...",
                             help="traits every target root must have")
-        parser.add_argument("--target-aggregate", metavar="UUID",
-                            help="only trees in this aggregate receive")
+        parser.add_argument("--target-aggregate", metavar="UUID_OR_PROVIDER",
+                            help="only trees in this aggregate receive (its uuid or a provider "
+                                 "in it)")
         parser.add_argument("--fullest", type=int, default=drain.FULLEST,
                             help=f"fullest providers listed after (default {drain.FULLEST})")
         parser.add_argument("--show", type=int, default=20,
@@ -40,15 +42,12 @@ class Command(MaintenanceCommand):
             as_json=False, **options):
         if fullest < 0 or show < 0:
             raise CommandError("--fullest and --show must be 0 or more", returncode=EXIT_ERROR)
-        try:
-            result = drain.drain(
-                providers=provider, trees=tree, aggregate=aggregate,
-                required=[t.strip() for t in required.split(",") if t.strip()],
-                target_aggregate=target_aggregate, fullest=fullest)
-        except errors.PlacementError as exc:
-            raise CommandError(str(exc.detail).splitlines()[0], returncode=EXIT_ERROR)
+        result = drain.drain(
+            providers=provider, trees=tree, aggregate=aggregate,
+            required=[t.strip() for t in required.split(",") if t.strip()],
+            target_aggregate=target_aggregate, fullest=fullest)
         if as_json:
             self.stdout.write(json.dumps(result.as_dict(), indent=2))
         else:
-            self.stdout.write(drain.as_text(result, show=show), ending="")
+            self.stdout.write(as_text(result, show=show), ending="")
         return EXIT_OK if result.fits else EXIT_PROBLEMS

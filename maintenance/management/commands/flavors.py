@@ -2,6 +2,8 @@
 from django.conf import settings
 
 from maintenance.base import EXIT_OK, MaintenanceCommand
+from placement_core.texttable import table
+from placement_core.units import resources_text
 from planning import flavor_services as services
 from planning.models import Flavor
 
@@ -39,7 +41,7 @@ class Command(MaintenanceCommand):
             if Flavor.objects.filter(name=spec.name).exists():
                 raise ValueError(f"Flavor {spec.name!r} already exists.")
             self.report = {"would_add": {"name": spec.name, "resources": text}, "dry_run": True}
-            self.stdout.write(f"would store flavor {spec.name}: {text} (dry run)")
+            self.stdout.write(f"would store flavor {spec.name}: {_in_units(text)} (dry run)")
         elif dry_run and action == "delete":
             if not Flavor.objects.filter(name=name).exists():
                 raise ValueError(f"No stored flavor {name!r}.")
@@ -48,7 +50,7 @@ class Command(MaintenanceCommand):
         elif action == "add":
             flavor = services.flavor_create(name=name, resources=resources)
             self.report = {"added": {"name": flavor.name, "resources": flavor.resources}}
-            self.stdout.write(f"stored flavor {flavor.name}: {flavor.resources}")
+            self.stdout.write(f"stored flavor {flavor.name}: {_in_units(flavor.resources)}")
         elif action == "delete":
             services.flavor_delete(name=name)
             self.report = {"deleted": name}
@@ -62,6 +64,22 @@ class Command(MaintenanceCommand):
                 rows.append({"name": stored.name, "resources": stored.resources,
                              "source": "overridden" if stored.name in configured else "stored"})
             self.report = {"flavors": rows}
-            for row in rows:
-                self.stdout.write(f"{row['name']}\t{row['resources']}\t{row['source']}")
+            if not rows:
+                self.stdout.write("no flavors: set PLACEMENT_FLAVORS or store one "
+                                  "(flavors add NAME CLASS:N,...)")
+                return EXIT_OK
+            for line in table(["flavor", "resources", "source"],
+                              [[row["name"], _in_units(row["resources"]), row["source"]]
+                               for row in rows], max_cell=80):
+                self.stdout.write(line)
         return EXIT_OK
+
+
+def _in_units(text: str) -> str:
+    """"VCPU:2,MEMORY_MB:4096" (as stored and as the setting spells it) as
+    "VCPU 2, MEMORY_MB 4 GiB"."""
+    try:
+        return resources_text({rc.strip(): int(n) for rc, n in (
+            item.split(":", 1) for item in text.split(","))})
+    except ValueError:  # not that shape: shown as it is
+        return text

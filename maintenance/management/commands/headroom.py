@@ -1,7 +1,10 @@
 """manage.py headroom: how many more of each flavor fit, cloud-wide and per aggregate."""
 from maintenance.base import EXIT_OK, MaintenanceCommand
 from placement_core.querystring import parse_flavors
+from placement_core.texttable import table
+from placement_core.units import resources_text
 from planning.headroom import flavor_list, headroom
+from providers.references import aggregate_members, aggregate_name
 
 
 class Command(MaintenanceCommand):
@@ -20,7 +23,7 @@ class Command(MaintenanceCommand):
                             help="An ad-hoc shape instead of the flavors, e.g. "
                                  "VCPU:2,MEMORY_MB:4096.")
         parser.add_argument("--aggregates", action="store_true",
-                            help="Also the figure per aggregate.")
+                            help="Also the figure per aggregate (named by its members).")
 
     def run(self, *, flavor=(), resources=None, aggregates=False, **options):
         if resources is not None:
@@ -44,10 +47,17 @@ class Command(MaintenanceCommand):
         if not flavors:
             self.stdout.write("no flavors: set PLACEMENT_FLAVORS or store one "
                               "(placement-manage flavors add NAME CLASS:N,...)")
+        members = aggregate_members(
+            {agg for f in flavors for agg in figures[f.name]["aggregates"]}) if aggregates else {}
+        rows = []
         for f in flavors:
-            shape = ",".join(f"{rc}:{n}" for rc, n in f.resources.items())
-            self.stdout.write(f"{f.name}\t{shape}\t{figures[f.name]['cloud']}")
+            rows.append([f.name, resources_text(dict(f.resources)), "cloud",
+                         figures[f.name]["cloud"]])
             if aggregates:
-                for agg, count in sorted(figures[f.name]["aggregates"].items()):
-                    self.stdout.write(f"  aggregate {agg}\t{count}")
+                rows += [["", "", aggregate_name(agg, members), count] for agg, count in sorted(
+                    figures[f.name]["aggregates"].items(),
+                    key=lambda item: aggregate_name(item[0], members))]
+        if rows:
+            for line in table(["flavor", "resources", "where", "fit"], rows, right=(3,)):
+                self.stdout.write(line)
         return EXIT_OK

@@ -5,6 +5,7 @@ import sys
 from maintenance.base import EXIT_OK, MaintenanceCommand
 from maintenance.dump import DumpError
 from maintenance.loader import load_data
+from placement_core.texttable import table
 
 
 ALLOW_OVER_CAPACITY_HELP = (
@@ -16,9 +17,11 @@ def print_counts(cmd, result, dry_run):
     counts, over = result
     prefix = "would load" if dry_run else "loaded"
     cmd.report = {"dry_run": dry_run, "counts": counts, "over_capacity": over}
-    for kind, c in counts.items():
-        cmd.stdout.write(f"{prefix} {kind}: {c['total']} ({c['created']} created, "
-                         f"{c['updated']} updated)")
+    cmd.stdout.write(f"{prefix}:")
+    for line in table(["rows", "total", "created", "updated"],
+                      [[kind, c["total"], c["created"], c["updated"]] for kind, c in counts.items()],
+                      right=(1, 2, 3), indent="  "):
+        cmd.stdout.write(line)
     if over:
         cmd.stdout.write(f"{len(over)} provider/class pair(s) over capacity, loaded as asked "
                          "(--allow-over-capacity):")

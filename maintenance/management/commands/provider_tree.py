@@ -1,11 +1,11 @@
 """manage.py provider_tree [--root UUID] --format text|dot|json: export the provider forest."""
 import json
 
-from django.core.management.base import CommandError
-
 from allocations.selectors import provider_forest
-from maintenance.base import EXIT_ERROR, EXIT_OK, MaintenanceCommand
-from placement_core import errors
+from maintenance.base import EXIT_OK, MaintenanceCommand
+from placement_core.texttable import table
+from placement_core.units import human_amount
+from providers.references import provider_by_ref
 from providers.selectors import DISABLED_TRAIT
 
 
@@ -13,13 +13,16 @@ class Command(MaintenanceCommand):
     own_json = True
     help = (
         "Print every provider of every tree (or of the tree holding --root) with its inventory, "
-        "usage and consumer count (and disabled hosts, COMPUTE_STATUS_DISABLED on the root, marked): as an indented text tree, as a Graphviz digraph "
+        "usage and consumer count (and disabled hosts, COMPUTE_STATUS_DISABLED on the root, "
+        "marked): as a table, the tree by indentation, amounts in the class's unit, as a "
+        "Graphviz digraph "
         "(`... --format dot | dot -Tsvg > forest.svg`) or as JSON. Exit codes: 0, 2 error."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--root", metavar="UUID",
-                            help="only the tree holding this provider (a root or any member)")
+        parser.add_argument("--root", metavar="UUID_OR_NAME",
+                            help="only the tree holding this provider (a root or any member; "
+                                 "uuid or name)")
         parser.add_argument("--format", choices=("text", "dot", "json"), default="text")
         parser.add_argument("--json", dest="as_json", action="store_true",
                             help="the same as --format json")
@@ -27,10 +30,9 @@ class Command(MaintenanceCommand):
     def run(self, *, root=None, format="text", as_json=False, **options):
         if as_json:
             format = "json"
-        try:
-            nodes = provider_forest(root_uuid=root)
-        except errors.NotFound:
-            raise CommandError(f"no resource provider {root!r}", returncode=EXIT_ERROR)
+        if root is not None:
+            root = provider_by_ref(root).uuid
+        nodes = provider_forest(root_uuid=root)
         render = {"text": _text, "dot": _dot, "json": _json}[format]
         self.stdout.write(render(nodes), ending="")
         return EXIT_OK
@@ -41,15 +43,33 @@ def _amounts(node) -> list:
 
 
 def _text(nodes) -> str:
-    lines = []
+    """One row per provider and class, the tree by indentation, each amount
+    in its class's unit (the uuids are in --format json and dot)."""
+    if not nodes:
+        return "no resource providers\n"
+    rows = []
     for n in nodes:
-        detail = ", ".join(_amounts(n)) or "no inventory"
-        consumers = f"; {n.consumers} consumer{'s' if n.consumers != 1 else ''}" if n.consumers else ""
-        served = len(n.shares_with)
-        shares = f"; shares with {served} tree{'s' if served != 1 else ''}" if served else ""
-        lines.append(f"{'  ' * n.depth}{n.name} {n.uuid}: {detail}{consumers}{shares}"
-                     + (f"; {_disabled(n)}" if n.disabled else ""))
-    return "".join(line + "\n" for line in lines) if lines else "no resource providers\n"
+        notes = []
+        if n.shares_with:
+            served = len(n.shares_with)
+            notes.append(f"shares with {served} tree{'s' if served != 1 else ''}")
+        if n.disabled:
+            notes.append(_disabled(n))
+        name = f"{'  ' * n.depth}{n.name}"
+        classes = list(n.inventories.items()) or [(None, None)]
+        for i, (rc, inv) in enumerate(classes):
+            first = i == 0
+            if rc is None:
+                cells = ["(no inventory)", "", "", ""]
+            else:
+                percent = f"{100 * inv['used'] / inv['capacity']:.0f}%" if inv["capacity"] else "-"
+                cells = [rc, human_amount(inv["used"], rc), human_amount(inv["capacity"], rc),
+                         percent]
+            rows.append([name if first else "", *cells,
+                         (n.consumers or "") if first else "", "; ".join(notes) if first else ""])
+    return "".join(line + "\n" for line in table(
+        ["provider", "class", "used", "capacity", "use", "consumers", "note"], rows,
+        right=(2, 3, 4, 5)))
 
 
 def _disabled(node) -> str:

@@ -1,11 +1,9 @@
 """manage.py scheduling_failures [--global-request-id ID] [--reason R] [--hours N] [--json] [--prune]."""
 import json
 
-from django.core.management.base import CommandError
 from django.http import QueryDict
 
-from maintenance.base import EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
-from placement_core import errors
+from maintenance.base import EXIT_OK, EXIT_PROBLEMS, MaintenanceCommand
 from planning import failures
 
 
@@ -40,10 +38,7 @@ class Command(MaintenanceCommand):
         for key in ("global_request_id", "request_id", "kind", "reason", "hours", "limit"):
             if options.get(key) is not None:
                 query[key] = str(options[key])
-        try:
-            arguments = failures.arguments(query)
-        except errors.PlacementError as exc:
-            raise CommandError(str(exc.detail).splitlines()[0], returncode=EXIT_ERROR)
+        arguments = failures.arguments(query)
         pruned = failures.prune(dry_run=dry_run) if prune else 0
         result = failures.report(**arguments)
         if as_json:
@@ -52,5 +47,7 @@ class Command(MaintenanceCommand):
         else:
             if prune:
                 self.stdout.write(f"{'would prune' if dry_run else 'pruned'} {pruned} record(s)")
-            self.stdout.write(failures.as_text(result), ending="")
+            asked = ", ".join(f"{key.replace('_', ' ')} {options[key]}" for key in (
+                "global_request_id", "request_id", "kind", "reason") if options.get(key))
+            self.stdout.write(failures.as_text(result, asked=asked), ending="")
         return EXIT_PROBLEMS if result["total"] or result["failures"] else EXIT_OK

@@ -1,4 +1,6 @@
 """manage.py sync_catalog: add missing standard resource classes and traits."""
+import textwrap
+
 from maintenance.base import EXIT_OK, MaintenanceCommand
 from maintenance.checks import catalog_missing
 from resource_classes.services import catalog_sync
@@ -17,7 +19,11 @@ class Command(MaintenanceCommand):
         if dry_run:
             self.report = {"dry_run": True, "would_add": missing}
             for kind, names in missing.items():
-                self.stdout.write(f"would add {len(names)} {kind}: {', '.join(names) or '-'}")
+                # Hundreds of trait names: wrapped to the terminal, not one line.
+                for line in textwrap.wrap(f"would add {len(names)} {kind}: "
+                                          f"{', '.join(names) or '-'}", 100,
+                                          subsequent_indent="  "):
+                    self.stdout.write(line)
             return EXIT_OK
         added = catalog_sync()
         self.report = {"dry_run": False, "added": added}

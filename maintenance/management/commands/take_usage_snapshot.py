@@ -1,6 +1,9 @@
 """manage.py take_usage_snapshot: record capacity and usage now (for cron), prune old ones."""
 from maintenance.base import EXIT_OK, MaintenanceCommand
 from operations import snapshots
+from placement_core.texttable import table
+from placement_core.units import used_of
+from providers.references import aggregate_members, aggregate_name
 
 
 class Command(MaintenanceCommand):
@@ -41,9 +44,12 @@ class Command(MaintenanceCommand):
         }
         if rows:
             self.stdout.write(f"would write {len(rows)} row(s); would prune {pruned} old row(s)")
-            for r in rows:
-                self.stdout.write(f"  {r.aggregate_uuid or '(cloud)'} {r.resource_class} "
-                                  f"used {r.used} of {r.capacity}")
+            members = aggregate_members({r.aggregate_uuid for r in rows if r.aggregate_uuid})
+            for line in table(["scope", "class", "used"], [
+                    [aggregate_name(r.aggregate_uuid, members) if r.aggregate_uuid else "cloud",
+                     r.resource_class, used_of(r.used, r.capacity, r.resource_class)]
+                    for r in rows], indent="  "):
+                self.stdout.write(line)
         else:
             self.stdout.write(f"would skip: last snapshot is younger than the interval; "
                               f"would prune {pruned} old row(s)")
