@@ -3,6 +3,7 @@
     .venv/bin/python -m benchmarks.bench_scale [--providers 100000] [--fill 0.5]
         [--seed 1] [--db postgresql://root@127.0.0.1:5432 | mysql://root@127.0.0.1:3306]
         [--requests 20] [--storm-clients 200] [--storm-providers 50]
+        [--database NAME] [--only SUBSTRING] [--skip-storm]
 
 A fresh database is made by this service's `placement-manage db sync` (the
 tables upstream's own db sync makes), filled by benchmarks/synthetic_cloud.py,
@@ -24,8 +25,14 @@ conflict), and the claims that succeeded must add up to the providers'
 capacity exactly: no over-commit, no lost claim.
 
 Last, each server's workers' resident memory.  The database is dropped at
-the end.  Exit status 1 when the servers' answers or the storm's checks
-disagree with what they must be.
+the end, unless it was named with --database: then a database of that name
+already loaded (by an earlier run, or by db sync and
+benchmarks/synthetic_cloud.py) is reused as it is and kept, which saves the
+load on every run after the first (a missing one is made and loaded).
+--only keeps the reads whose name holds the text; --skip-storm leaves out
+the claim storm (which adds providers to a kept database).  Exit status 1
+when the servers' answers or the storm's checks disagree with what they
+must be.
 """
 import argparse
 import contextlib
@@ -69,6 +76,24 @@ def _admin(url, sql):
         with connection.cursor() as cursor:
             cursor.execute(sql)
         connection.close()
+
+
+def _exists(url, name):
+    """Whether the server already has a database of this name."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.startswith("postgres"):
+        found = subprocess.run(["psql", f"{url}/postgres", "-qAtc",
+                                f"SELECT 1 FROM pg_database WHERE datname = '{name}'"],
+                               check=True, capture_output=True, text=True, timeout=60)
+        return found.stdout.strip() == "1"
+    import pymysql
+
+    connection = pymysql.connect(host=parts.hostname, port=parts.port or 3306,
+                                 user=parts.username or "root", password=parts.password or "")
+    with connection.cursor() as cursor:
+        found = cursor.execute("SHOW DATABASES LIKE %s", [name])
+    connection.close()
+    return bool(found)
 
 
 def _driver_url(url, kind, name):
@@ -298,50 +323,63 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=18470)
     parser.add_argument("--upstream-venv", default=DEFAULT_UPSTREAM_VENV)
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--database", help="reuse (or make and keep) this loaded database")
+    parser.add_argument("--only", help="time only the reads whose name holds this text")
+    parser.add_argument("--skip-storm", action="store_true", help="no claim storm")
     args = parser.parse_args(argv)
     args.db = args.db.rstrip("/")
     ensure_upstream_venv(args.upstream_venv)
     if not args.db.startswith("postgres"):
         subprocess.run([os.path.join(args.upstream_venv, "bin", "pip"), "install", "-q",
                         "--disable-pip-version-check", "PyMySQL"], check=True, timeout=600)
-    database = f"placement_scale_{os.getpid()}"
-    _admin(args.db, f"CREATE DATABASE {database}")
+    if args.database and not args.database.replace("_", "a").isalnum():
+        parser.error("--database: letters, digits and _ only")
+    database = args.database or f"placement_scale_{os.getpid()}"
+    reuse = bool(args.database) and _exists(args.db, database)
+    if not reuse:
+        _admin(args.db, f"CREATE DATABASE {database}")
     figures = {"providers": args.providers, "fill": args.fill, "seed": args.seed,
                "load_average_before": os.getloadavg()}
     failed = False
     with contextlib.ExitStack() as stack:
-        stack.callback(_admin, args.db, f"DROP DATABASE IF EXISTS {database}")
+        if not args.database:
+            stack.callback(_admin, args.db, f"DROP DATABASE IF EXISTS {database}")
         servers = {kind: Server(kind, args, database, args.port + i)
                    for i, kind in enumerate(KINDS)}
         for server in servers.values():
             stack.callback(server.stop)
-        print(f"-- db sync and loading {args.providers} providers ...", flush=True)
-        subprocess.run([sys.executable, "-c", "import sys; from maintenance.cli import main_manage; "
-                        "sys.argv = ['placement-manage', 'db', 'sync']; main_manage()"], cwd=ROOT,
-                       env=servers["ours"].env(), check=True, timeout=600,
-                       stdout=subprocess.DEVNULL)
-        started = time.perf_counter()
-        figures["load"] = synthetic_cloud.load(_driver_url(args.db, "ours", database),
-                                               args.providers, args.fill, args.seed)
-        figures["load_s"] = round(time.perf_counter() - started, 1)
+        if reuse:
+            print(f"-- reusing the loaded database {database}", flush=True)
+        else:
+            print(f"-- db sync and loading {args.providers} providers ...", flush=True)
+            subprocess.run([sys.executable, "-c", "import sys; from maintenance.cli import "
+                            "main_manage; sys.argv = ['placement-manage', 'db', 'sync']; "
+                            "main_manage()"], cwd=ROOT, env=servers["ours"].env(), check=True,
+                           timeout=600, stdout=subprocess.DEVNULL)
+            started = time.perf_counter()
+            figures["load"] = synthetic_cloud.load(_driver_url(args.db, "ours", database),
+                                                   args.providers, args.fill, args.seed)
+            figures["load_s"] = round(time.perf_counter() - started, 1)
         for server in servers.values():
             server.start()
         compute, aggregates, project = _sample(servers["ours"].base)
         print("-- reads, alternating request by request:", flush=True)
-        figures["reads"] = time_reads(servers, reads(servers["ours"].base, compute, aggregates,
-                                                     project), args.requests)
+        paths = reads(servers["ours"].base, compute, aggregates, project)
+        if args.only:
+            paths = {name: path for name, path in paths.items() if args.only in name}
+        figures["reads"] = time_reads(servers, paths, args.requests)
         failed |= any(row["ours"]["status"] != 200
                       or row["upstream"]["status"] == 200
                       and row["ours"]["size"] != row["upstream"]["size"]
                       for row in figures["reads"].values())
         figures["storm"] = {}
-        for kind in KINDS:
+        for kind in () if args.skip_storm else KINDS:
             print(f"-- claim storm on {kind}: {args.storm_clients} clients, "
                   f"{args.storm_providers} providers ...", flush=True)
             storm = claim_storm(servers[kind], args.storm_clients, args.storm_providers)
             print(f"   {storm}", flush=True)
             figures["storm"][kind] = storm
-        failed |= any(figures["storm"]["ours"][key] for key in
+        failed |= any(figures["storm"].get("ours", {}).get(key) for key in
                       ("over_committed", "lost", "spurious_409", "errors"))
         figures["worker_rss_mb"] = {kind: servers[kind].worker_rss_mb() for kind in KINDS}
         print(f"-- worker memory (MB): {figures['worker_rss_mb']}", flush=True)

@@ -15,8 +15,15 @@ from math import prod
 
 from django.conf import settings
 
-from candidates import combiner, sql
-from candidates.context import ResolvedGroup, SearchContext, TreeProvider, load_trees
+from candidates import combiner, paging, sql
+from candidates.context import (
+    SHARES_TRAIT,
+    ResolvedGroup,
+    SearchContext,
+    TreeProvider,
+    load_batch,
+    load_trees,
+)
 from placement_core import errors
 from providers.models import unit_ok
 
@@ -133,24 +140,29 @@ class Trees:
         for root in touched:
             self.members[root].sort()
 
-    def load(self, smallest: dict, page: int | None):
+    def load(self, smallest: dict, page: int | None, produced=None):
         """Load the trees and yield their roots in order: all at once, or
-        (``page`` set) a page of roots at a time, pages doubling, so that a
-        search stopping at a limit reads only the trees before that point."""
+        (``page`` set: a search stopping at that many candidates) only the
+        trees that may serve (``candidates.paging``), a batch at a time, so
+        that the search reads about as many trees as its answer needs.
+        ``produced()``: how many candidates the search has so far."""
         if page is None:
             self.add(load_trees(self.ctx, smallest))
             yield from self.roots()
             return
-        after, size = 0, max(page, 50)
-        while True:
-            chunk = sql.next_roots(after, size)
-            if not chunk:
-                return
-            self.add(load_trees(self.ctx, smallest, (chunk[0], chunk[-1])))
-            yield from (root for root in chunk if root in self.members)
-            if len(chunk) < size:
-                return  # a short page is the last: no statement to learn that
-            after, size = chunk[-1], size * 2
+        ctx = self.ctx
+        shares = ctx.trait_ids.get(SHARES_TRAIT)
+        sharing = sql.providers_with_trait(shares) if shares is not None else []
+        wanted = paging.needs(ctx, smallest, sharing)
+        if wanted is None:
+            return
+        for batch in paging.batches(paging.serving_roots(smallest, wanted), produced, page):
+            reaches, added = load_batch(ctx, smallest, sharing, batch)
+            for rp, roots in reaches.items():
+                for root in roots:
+                    self.shared_into.setdefault(root, set()).add(rp)
+            self.add(added)
+            yield from (root for root in batch if root in self.members)
 
     def pool(self, root) -> list:
         members = self.members.get(root, [])
@@ -365,7 +377,7 @@ def problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
         same_subtree=[[suffix_index[s] for s in sfx] for sfx in ctx.request.same_subtree],
         ancestors=_Lazy(ancestors),
         root_of=_Lazy(lambda pid: providers[pid].root_id),
-        sharing=frozenset(ctx.sharing),
+        sharing=ctx.sharing,
         nested_aware=ctx.nested_aware,
         max_placements=max_placements,
     )

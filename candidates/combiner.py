@@ -59,8 +59,9 @@ class Problem:
     ancestors: dict
     # provider id -> root id
     root_of: dict
-    # ids of sharing providers
-    sharing: frozenset
+    # ids of sharing providers; a limited search adds to it as it loads the
+    # trees they reach, so it is read afresh for every combination
+    sharing: set
     nested_aware: bool = True
     # Work done so far: how many times a group's choice was placed on the
     # partial combination (tests bound it; the benchmark reports it).
@@ -231,11 +232,11 @@ def combine(
         return True
 
     # Nothing to check across a combination (the usual case): no call for each.
-    checked = bool(sharing) or not problem.nested_aware
+    nested_aware = problem.nested_aware
 
     def per_tree(root, choices):
         for combination in tree_combinations(choices, problem):
-            if not checked or valid(combination):
+            if (nested_aware and not sharing) or valid(combination):
                 yield root, combination
 
     if strategy == "breadth-first":

@@ -66,7 +66,10 @@ class SearchContext:
     complete: set = field(default_factory=set)
     read: dict = field(default_factory=dict)
     unnamed: set = field(default_factory=set)
-    sharing: set = field(default_factory=set)  # sharing provider ids
+    sharing: set = field(default_factory=set)  # sharing provider ids (able to serve)
+    # Sharing providers whose inventories were read, able to serve or not
+    # (a limited search reads them as the trees they reach come up).
+    probed: set = field(default_factory=set)
     reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
     providers: dict = field(default_factory=dict)  # id -> TreeProvider
 
@@ -193,42 +196,69 @@ def load_sharing(ctx: SearchContext, smallest: dict) -> None:
     add_providers(ctx, sql.tree_providers(sorted(ctx.sharing), []))
 
 
-def load_trees(ctx: SearchContext, smallest: dict, span=None) -> list:
-    """The trees whose root id is in ``span`` (first, last), or all of them:
-    the inventories able to serve, and every provider of the trees that have
-    one or that a sharing provider reaches, less the trees that lack a
-    required trait (:func:`_trait_roots`). Returns the providers added."""
-    reached = {
-        root for roots in ctx.reaches.values() for root in roots
-        if span is None or span[0] <= root <= span[1]
-    }
-    allowed = _trait_roots(ctx, span)
-    if span is None and allowed is None:
+def load_batch(ctx: SearchContext, smallest: dict, sharing: list, roots: list) -> tuple:
+    """A batch of trees chosen by ``candidates.paging`` (``roots``), with
+    the providers of ``sharing`` (all those with the sharing trait) that
+    reach them: which do (Q3 for the batch), every inventory of those not
+    read yet, the batch's providers and those sharing providers' own trees
+    in one read (Q4), then every inventory of the batch's providers (Q1b:
+    all their summaries need too). Keeps the trees with an inventory able
+    to serve or reached by a sharing provider able to serve. Returns
+    ({able sharing provider: roots of the batch it reaches}, providers added)."""
+    pairs = sql.trees_reached(sharing, roots) if sharing else {}
+    new = sorted(set(pairs) - ctx.probed)
+    able = set()
+    if new:
+        ctx.probed.update(new)
+        ctx.complete.update(new)
+        able = add_inventory(ctx, sql.provider_inventories(new), smallest)
+        ctx.sharing |= able
+    reaches = {}
+    for rp, reached in pairs.items():
+        if rp in ctx.sharing:
+            ctx.reaches.setdefault(rp, set()).update(reached)
+            reaches[rp] = reached
+    members = sql.tree_providers(sorted(able), roots)
+    batch = set(roots)
+    unread = [row[0] for row in members if row[3] in batch and row[0] not in ctx.complete]
+    rows = sql.provider_inventories(unread) if unread else []
+    ctx.complete.update(unread)
+    # The sharing providers' own trees, whole, and the batch's trees that
+    # can serve or that one of them reaches.
+    wanted = _roots_of(members, able)
+    wanted |= {root for roots_ in reaches.values() for root in roots_}
+    wanted |= _roots_of(members, add_inventory(ctx, rows, smallest))
+    return reaches, add_providers(ctx, [row for row in members if row[3] in wanted])
+
+
+def load_trees(ctx: SearchContext, smallest: dict) -> list:
+    """Every tree: the inventories able to serve, and every provider of the
+    trees that have one or that a sharing provider reaches, less the trees
+    that lack a required trait (:func:`_trait_roots`). Returns the
+    providers added."""
+    reached = {root for roots in ctx.reaches.values() for root in roots}
+    allowed = _trait_roots(ctx)
+    if allowed is None:
         rows = sql.usable_inventories(smallest)
         holders = sorted({row[0] for row in rows})
         members = sql.tree_providers(holders, sorted(reached))
         add_inventory(ctx, rows)
         return add_providers(ctx, members)
-    # The trees are known before their inventories (a page of roots, or
-    # every tree holding the required traits): read their providers first,
-    # then all of those providers' inventories, and no others (with the
-    # trait, on the perfload cloud half the rows an unscoped Q1 reads, and
-    # its usage sums), which is also all their summaries need.
-    if span is None:
-        # No sharing provider is in play with a trait filter: none reached.
-        members = sql.tree_providers([], sorted(allowed))
-    else:
-        members = sql.providers_of_roots(*span)
-        if allowed is not None:
-            members = [row for row in members if row[3] in allowed]
+    # The trees holding the required traits are known before their
+    # inventories: read their providers first, then all of those
+    # providers' inventories, and no others (with the trait, on the perfload
+    # cloud half the rows an unscoped Q1 reads, and its usage sums), which
+    # is also all their summaries need. No sharing provider is in play with
+    # a trait filter: none reached.
+    members = sql.tree_providers([], sorted(allowed))
     ids = [row[0] for row in members]
     rows = sql.provider_inventories(ids) if ids else []
     ctx.complete.update(ids)
-    wanted = reached | _roots_of(members, add_inventory(ctx, rows, smallest))
-    return add_providers(ctx, [row for row in members if row[3] in wanted])
+    return add_providers(ctx, [row for row in members if row[3] in
+                               _roots_of(members, add_inventory(ctx, rows, smallest))])
 
 
-def _trait_roots(ctx: SearchContext, span=None) -> set | None:
+def _trait_roots(ctx: SearchContext) -> set | None:
     """The roots of the trees that hold, for every required trait set of
     every group, a provider with one of its traits (None: no such sets).
 
@@ -242,7 +272,7 @@ def _trait_roots(ctx: SearchContext, span=None) -> set | None:
     sets = {any_of for g in ctx.groups for any_of in g.required}
     allowed = None
     for any_of in sorted(sets, key=sorted):
-        roots = sql.roots_holding(any_of, span)
+        roots = sql.roots_holding(any_of)
         allowed = roots if allowed is None else allowed & roots
         if not allowed:
             break

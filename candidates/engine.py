@@ -6,8 +6,8 @@ parses the query with ``placement_core.querystring``, calls
 calls the same function.
 
 The search, in a fixed number of SQL statements (``candidates.sql``)
-whatever the number of providers (a few more per page of roots when a
-limit applies): load the sharing providers and the trees they reach, then
+whatever the number of providers (a few more per batch of trees when a
+limit applies, ``candidates.paging``): load the sharing providers and the trees they reach, then
 the inventories that can serve a requested amount and the trees' providers
 with their traits and aggregates; build, per tree and per group, the ways
 the group can be met (``combiner.Choice``) and let ``candidates.combiner``
@@ -74,7 +74,6 @@ def find_candidates(request: CandidateRequest) -> CandidateResult:
     if not smallest:
         return CandidateResult()
     try:
-        load_sharing(ctx, smallest)
         found = _search(ctx, smallest)
     except combiner.TooMuchWork:
         raise _too_much_work() from None
@@ -135,7 +134,6 @@ def _servable(trees: Trees, smallest: dict, page):
 def _search(ctx: SearchContext, smallest: dict) -> list:
     """Load the trees and return the valid combinations (one Choice per
     group), capped and ordered as configured."""
-    trees = Trees(ctx)
     limit = ctx.request.limit
     cap = settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES
     randomize = settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES
@@ -147,16 +145,23 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
         cap = limit if cap is None or cap < 0 else min(cap, limit)
     capped = cap is not None and cap >= 0
     page = cap if capped and not randomize and strategy == "depth-first" else None
-    servable = _servable(trees, smallest, page)
-    results = [
-        combination
-        for _, combination in combiner.combine(
-            servable,
-            problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
-            strategy=strategy,
-            cap=cap,
-        )
-    ]
+    if page is None:
+        # Every tree is loaded at once, and the sharing providers before
+        # them; a limited search reads those reaching each batch of trees.
+        load_sharing(ctx, smallest)
+    trees = Trees(ctx)
+    results = []
+    servable = (
+        (root, lists) for root in trees.load(smallest, page, produced=results.__len__)
+        if (lists := trees.tree(root)) is not None
+    )
+    for _, combination in combiner.combine(
+        servable,
+        problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
+        strategy=strategy,
+        cap=cap,
+    ):
+        results.append(combination)
     if randomize:
         random.shuffle(results)
     if limit is not None:

@@ -10,10 +10,14 @@ and no sharing provider is in play, the trees holding them (Q2b), their
 providers (Q4), every inventory of those providers (Q1b), Q5 and Q6; for
 the answer the inventories of the summarized providers the search did not
 read (Q7, not needed after Q1b), the names of classes it did not ask for,
-and trait names (Q8). A search that stops at a limit takes the trees a
-page of roots at a time (Q2, then Q4b, Q1b over the page's providers, Q5,
-Q6), pages doubling in size, so a few pages cover a limit whatever the
-cloud's size. Raw SQL rather than the ORM because the statements are few,
+and trait names (Q8). A search that stops at a limit (``candidates.paging``)
+reads the span of provider ids and the sharing providers (Q2a) with what
+they hold (QS), then, a range of ids at a time (ranges doubling), the
+facts of the trees there (QP), and loads the trees that pass in batches:
+the sharing providers reaching the batch (Q3 scoped to it) and every
+inventory of those not read yet (Q1b), the batch's providers with those
+sharing providers' trees (Q4), every inventory of the batch's providers
+(Q1b), Q5 and Q6. Raw SQL rather than the ORM because the statements are few,
 hot, and easier to read and EXPLAIN written out.
 """
 from django.db import connection, connections
@@ -147,7 +151,7 @@ def usable_inventories(smallest: dict, providers=None) -> list:
 def provider_inventories(providers) -> list:
     """Q1b: every inventory of ``providers``, of any class and however full,
     with its usage; rows as Q1's. For trees chosen before their inventories
-    are read (a page of roots, or the trees holding a required trait): the
+    are read (a batch of a limited search, or the trees holding a required trait): the
     search keeps the rows able to serve, the summaries use them all, and Q7
     is not needed for these providers.
 
@@ -170,22 +174,18 @@ def class_names(ids) -> dict:
                        ids))
 
 
-def roots_holding(trait_ids, span=None) -> set:
-    """Q2b: the root ids of the trees where some provider has one of
-    ``trait_ids``; with ``span`` (first, last), of the roots in that range.
+def roots_holding(trait_ids) -> set:
+    """Q2b: the root ids of the trees where some provider has one of ``trait_ids``.
 
     SELECT DISTINCT p.root_provider_id FROM resource_provider_traits t
     JOIN resource_providers p ON p.id = t.resource_provider_id
-    WHERE t.trait_id IN (:traits) [AND p.root_provider_id BETWEEN :first AND :last]
+    WHERE t.trait_id IN (:traits)
     """
     ids = sorted(trait_ids)
-    sql = ("SELECT DISTINCT p.root_provider_id FROM resource_provider_traits t "
-           "JOIN resource_providers p ON p.id = t.resource_provider_id "
-           f"WHERE t.trait_id IN ({placeholders(ids)})")
-    if span is not None:
-        sql += " AND p.root_provider_id BETWEEN %s AND %s"
-        ids += list(span)
-    return {row[0] for row in _fetch(sql, ids)}
+    return {row[0] for row in _fetch(
+        "SELECT DISTINCT p.root_provider_id FROM resource_provider_traits t "
+        "JOIN resource_providers p ON p.id = t.resource_provider_id "
+        f"WHERE t.trait_id IN ({placeholders(ids)})", ids)}
 
 
 def providers_with_trait(trait_id: int) -> list:
@@ -198,41 +198,23 @@ def providers_with_trait(trait_id: int) -> list:
         [trait_id])]
 
 
-def providers_of_roots(first: int, last: int) -> list:
-    """Q4b: (id, uuid, parent id, root id) of every provider of the trees
-    whose root id is between ``first`` and ``last``.
-
-    SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers
-    WHERE root_provider_id BETWEEN :first AND :last
-    """
-    return _fetch(
-        "SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers "
-        "WHERE root_provider_id BETWEEN %s AND %s", [first, last])
-
-
-def next_roots(after: int, count: int) -> list:
-    """Q2: the ids of the next ``count`` tree roots after ``after``, in order:
-    the trees a search with a limit loads next.
-
-    SELECT id FROM resource_providers WHERE parent_provider_id IS NULL AND id > :after
-    ORDER BY id LIMIT :count
-    """
-    return [row[0] for row in _fetch(
-        "SELECT id FROM resource_providers WHERE parent_provider_id IS NULL AND id > %s "
-        "ORDER BY id LIMIT %s", [after, count])]
-
-
-def trees_reached(sharing) -> dict:
-    """Q3: {sharing provider: root ids of every provider sharing an aggregate with it}.
+def trees_reached(sharing, roots=None) -> dict:
+    """Q3: {sharing provider: root ids of every provider sharing an aggregate
+    with it}; with ``roots``, only those roots (a limited search asks about
+    the trees it is about to load, not the whole cloud's).
 
     SELECT DISTINCT s.resource_provider_id, rp.root_provider_id
     FROM resource_provider_aggregates s
     JOIN resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id
     JOIN resource_providers rp ON rp.id = o.resource_provider_id
-    WHERE s.resource_provider_id IN (:sharing)
+    WHERE s.resource_provider_id IN (:sharing) [AND rp.root_provider_id IN (:roots)]
     """
     reaches = {}
     clause, params = _in("s.resource_provider_id", sorted(sharing))
+    if roots is not None:
+        more, extra = _in("rp.root_provider_id", sorted(roots))
+        clause += f" AND {more}"
+        params += extra
     for rp, root in _fetch(
         "SELECT DISTINCT s.resource_provider_id, rp.root_provider_id "
         "FROM resource_provider_aggregates s "
@@ -251,22 +233,27 @@ def tree_providers(provider_ids, reached_roots) -> list:
 
     SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers
     WHERE root_provider_id IN (SELECT root_provider_id FROM resource_providers WHERE id IN (:providers))
-       OR root_provider_id IN (:reached roots)
+    UNION
+    SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers
+    WHERE root_provider_id IN (:reached roots)
+
+    A UNION rather than one WHERE with OR: PostgreSQL read the whole table
+    for the OR (230-450 ms at 100,000 providers under load).
     """
-    terms, params = [], []
+    columns = "SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers"
+    parts, params = [], []
     if provider_ids:
-        clause, params = _in("id", provider_ids)
-        terms.append(f"root_provider_id IN (SELECT root_provider_id FROM resource_providers WHERE {clause})")
+        clause, more = _in("id", provider_ids)
+        parts.append(f"{columns} WHERE root_provider_id IN "
+                     f"(SELECT root_provider_id FROM resource_providers WHERE {clause})")
+        params += more
     if reached_roots:
         clause, more = _in("root_provider_id", reached_roots)
-        terms.append(clause)
+        parts.append(f"{columns} WHERE {clause}")
         params += more
-    if not terms:
+    if not parts:
         return []
-    return _fetch(
-        f"SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers WHERE {' OR '.join(terms)}",
-        params,
-    )
+    return _fetch(" UNION ".join(parts), params)
 
 
 def provider_trait_ids(provider_ids) -> list:
@@ -341,3 +328,114 @@ def trait_names(ids) -> dict:
     """
     ids = sorted(ids)
     return dict(_fetch(f"SELECT id, name FROM traits WHERE id IN ({placeholders(ids)})", ids))
+
+
+# -- A limited search's prefilter (candidates.paging) -------------------------------
+
+
+def _capable(smallest: dict, alias: str = "i") -> tuple[str, list]:
+    """Inventories whose size alone (usage aside) can give the smallest amount
+    asked of their class: no allocation is summed."""
+    terms, params = [], []
+    for cid in sorted(smallest):
+        terms.append(f"({alias}.resource_class_id = %s AND {alias}.max_unit >= %s "
+                     f"AND {capacity_sql(alias)} >= %s)")
+        params += [cid, smallest[cid], smallest[cid]]
+    return f"({' OR '.join(terms)})", params
+
+
+def provider_id_span() -> tuple:
+    """(lowest, highest) provider id, (0, 0) with none: where a limited
+    search's ranges of ids start and end.
+
+    SELECT MIN(id), MAX(id) FROM resource_providers
+    """
+    first, last = _fetch("SELECT MIN(id), MAX(id) FROM resource_providers")[0]
+    return first or 0, last or 0
+
+
+def aggregate_ids() -> list:
+    """(id, uuid as stored) of every aggregate, for member_of's uuids in any spelling.
+
+    SELECT id, uuid FROM placement_aggregates
+    """
+    return _fetch("SELECT id, uuid FROM placement_aggregates")
+
+
+# Fact kinds in the rows of sharing_facts and root_facts.
+CLASS, AGGREGATE, TRAIT, ROOT = 0, 1, 2, 3
+
+
+def sharing_facts(sharing, smallest: dict) -> list:
+    """QS: (provider, kind, value) of the sharing providers: the classes
+    they hold big enough (CLASS, class id), their aggregates (AGGREGATE,
+    id) and their traits (TRAIT, id).
+
+    SELECT i.resource_provider_id, 0, i.resource_class_id FROM inventories i
+    WHERE i.resource_provider_id IN (:sharing) AND <capacity terms>
+    UNION ALL SELECT resource_provider_id, 1, aggregate_id FROM resource_provider_aggregates
+    WHERE resource_provider_id IN (:sharing)
+    UNION ALL SELECT resource_provider_id, 2, trait_id FROM resource_provider_traits
+    WHERE resource_provider_id IN (:sharing)
+    """
+    ids = sorted(sharing)
+    inv, inv_params = _in("i.resource_provider_id", ids)
+    agg, agg_params = _in("resource_provider_id", ids)
+    capable, capable_params = _capable(smallest)
+    return _fetch(
+        f"SELECT i.resource_provider_id, {CLASS}, i.resource_class_id FROM inventories i "
+        f"WHERE {inv} AND {capable} "
+        f"UNION ALL SELECT resource_provider_id, {AGGREGATE}, aggregate_id "
+        f"FROM resource_provider_aggregates WHERE {agg} "
+        f"UNION ALL SELECT resource_provider_id, {TRAIT}, trait_id "
+        f"FROM resource_provider_traits WHERE {agg}",
+        inv_params + capable_params + agg_params + agg_params)
+
+
+def root_facts(roots, smallest: dict, aggregates, traits) -> list:
+    """QP: (root, kind, value) for the trees whose roots are ``roots``: a
+    range (after, last] of ids (``last`` None: every root after ``after``)
+    or a list of ids. The classes some provider of the tree holds big
+    enough (CLASS), and which of ``aggregates`` (AGGREGATE) and ``traits``
+    (TRAIT) some provider of it is in or has; with none of the three
+    asked, every root (ROOT, 0). What a limited search reads before it
+    loads a tree.
+
+    SELECT p.root_provider_id, 0, i.resource_class_id
+    FROM resource_providers p JOIN inventories i ON i.resource_provider_id = p.id
+    WHERE p.root_provider_id > :after AND p.root_provider_id <= :last AND <capacity terms>
+    UNION ALL SELECT p.root_provider_id, 1, o.aggregate_id
+    FROM resource_providers p JOIN resource_provider_aggregates o ON o.resource_provider_id = p.id
+    WHERE <the same roots> AND o.aggregate_id IN (:aggregates)
+    UNION ALL SELECT p.root_provider_id, 2, t.trait_id
+    FROM resource_providers p JOIN resource_provider_traits t ON t.resource_provider_id = p.id
+    WHERE <the same roots> AND t.trait_id IN (:traits)
+    """
+    if isinstance(roots, tuple):
+        after, last = roots
+        span, span_params = "p.root_provider_id > %s", [after]
+        if last is not None:
+            span += " AND p.root_provider_id <= %s"
+            span_params.append(last)
+    else:
+        span, span_params = _in("p.root_provider_id", roots)
+    parts, params = [], []
+    if smallest:
+        capable, more = _capable(smallest)
+        parts.append(f"SELECT p.root_provider_id, {CLASS}, i.resource_class_id "
+                     "FROM resource_providers p JOIN inventories i "
+                     f"ON i.resource_provider_id = p.id WHERE {span} AND {capable}")
+        params += span_params + more
+    for kind, table, column, values in (
+            (AGGREGATE, "resource_provider_aggregates", "aggregate_id", aggregates),
+            (TRAIT, "resource_provider_traits", "trait_id", traits)):
+        if values:
+            clause, more = _in(f"o.{column}", sorted(values))
+            parts.append(f"SELECT p.root_provider_id, {kind}, o.{column} "
+                         f"FROM resource_providers p JOIN {table} o "
+                         f"ON o.resource_provider_id = p.id WHERE {span} AND {clause}")
+            params += span_params + more
+    if not parts:
+        return _fetch(f"SELECT p.root_provider_id, {ROOT}, 0 FROM resource_providers p "
+                      f"WHERE p.parent_provider_id IS NULL AND {span}", span_params)
+    return _fetch(" UNION ALL ".join(parts), params)
