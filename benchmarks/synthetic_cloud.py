@@ -282,7 +282,10 @@ def connect(url):
             host=parts.hostname or "127.0.0.1", port=parts.port or 3306,
             user=urllib.parse.unquote(parts.username or "root"),
             password=urllib.parse.unquote(parts.password or ""), database=name,
-            charset="utf8mb4", autocommit=False)
+            charset="utf8mb4", autocommit=False,
+            # VCPU's id is 0: without this mode MariaDB stores the next
+            # counter value instead, and every VCPU row points nowhere.
+            init_command="SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
     raise LoadError(f"{url}: only postgresql:// and mysql:// URLs are supported")
 
 
@@ -297,7 +300,8 @@ def _ensure_names(cursor, vendor, table, names, *, fixed_ids=None, custom_from=N
 
     Standard resource classes get their fixed id (their index in
     os-resource-classes' list, as both servers write them); custom classes
-    get ids from 10000 up; traits and consumer types take the next id."""
+    get ids from 10000 up; traits and consumer types take the next id, 1
+    at least (as the servers' own counters start)."""
     marker = "%s"
     cursor.execute(f"SELECT name, id FROM {table}")
     known = dict(cursor.fetchall())
@@ -307,7 +311,7 @@ def _ensure_names(cursor, vendor, table, names, *, fixed_ids=None, custom_from=N
         if fixed_ids is not None and name in fixed_ids:
             new_id = fixed_ids[name]
         else:
-            floor = custom_from or 0
+            floor = custom_from or 1
             new_id = max([floor - 1, *(v for v in known.values())]) + 1
         cursor.execute(f"INSERT INTO {table} (id, name, created_at) VALUES ({marker}, {marker}, {marker})",
                        (new_id, name, NOW))

@@ -100,6 +100,44 @@ def test_a_loaded_cloud_reads_back_through_the_api():
 
 @needs_a_server_database
 @pytest.mark.django_db(transaction=True)
+def test_ids_the_loader_writes_are_the_ids_the_rows_hold():
+    """As upstream's `db sync` leaves it: no resource class yet (VCPU's id is
+    0, which MariaDB takes for "the next id" unless told otherwise), and no
+    consumer type, with the type table's counter already moved on (a type
+    made and deleted), so a type written under a chosen id must keep it."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM resource_classes")
+        cursor.execute("INSERT INTO consumer_types (name, created_at) VALUES ('GONE', %s)",
+                       [synthetic_cloud.NOW])
+        cursor.execute("DELETE FROM consumer_types")
+    synthetic_cloud.load(_url(), 200, 0.5, 3, out=io.StringIO())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, id FROM resource_classes")
+        class_id = dict(cursor.fetchall())
+        cursor.execute("SELECT COUNT(*) FROM consumers c LEFT JOIN consumer_types t "
+                       "ON t.id = c.consumer_type_id "
+                       "WHERE c.consumer_type_id IS NOT NULL AND t.id IS NULL")
+        (dangling,) = cursor.fetchone()
+        cursor.execute("SELECT DISTINCT c.uuid FROM consumers c JOIN allocations a "
+                       "ON a.consumer_id = c.uuid JOIN resource_classes r "
+                       "ON r.id = a.resource_class_id WHERE r.name LIKE 'CUSTOM_BAREMETAL_%%'")
+        node_consumers = sorted(row[0] for row in cursor.fetchall())
+    assert class_id["VCPU"] == 0 and class_id["MEMORY_MB"] == 1
+    assert dangling == 0
+    # The loader takes every Ironic node for an instance: each such consumer
+    # says INSTANCE, read through the API.
+    api = PlacementClient(mv="1.38")
+    assert len(node_consumers) > 10
+    for consumer in node_consumers[::5]:
+        assert api.get(f"/allocations/{consumer}").json()["consumer_type"] == "INSTANCE"
+    # And a flat host's VCPU is VCPU.
+    compute = api.get("/resource_providers?name=compute-000000").json()["resource_providers"][0]
+    inventories = api.get(f"/resource_providers/{compute['uuid']}/inventories").json()
+    assert inventories["inventories"]["VCPU"]["total"] == 48
+
+
+@needs_a_server_database
+@pytest.mark.django_db(transaction=True)
 def test_a_database_with_providers_is_refused_in_one_line(capsys):
     synthetic_cloud.load(_url(), 20, 0.5, 1, out=io.StringIO())
     assert synthetic_cloud.main(["--database-url", _url(), "--providers", "20"]) == 2
