@@ -51,6 +51,7 @@ Six SELECTs whatever the cloud's size, three more with a move in flight.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -279,13 +280,16 @@ class _Miss(Exception):
 
 
 def _members(cloud, root, drained):
-    """The children of ``root``'s tree that may receive, in subtree order
-    (read once per tree: every consumer tries the same trees)."""
+    """{kind (frozenset of classes): the children of ``root``'s tree with
+    that inventory that may receive, in subtree order}, read once per tree:
+    every consumer tries the same trees, and looks only at its kind."""
     members = cloud.members.get(root)
     if members is None:
-        members = cloud.members[root] = [
-            c for c in cloud.subtree(root)
-            if c != root and c not in drained and not cloud.disabled(c)]
+        members = cloud.members[root] = defaultdict(list)
+        for c in cloud.subtree(root):
+            if c != root and c not in drained and not cloud.disabled(c):
+                p = cloud.providers[c]
+                members[frozenset(p.inventory)].append((c, p))
     return members
 
 
@@ -313,11 +317,11 @@ def _try(cloud, need, root, drained):
         landing[root] = need.root
     if need.children:
         taken = set()
+        members = _members(cloud, root, drained)
         for kind, custom, amounts in need.children:
             first = None
-            for child in _members(cloud, root, drained):
-                p = cloud.providers[child]
-                if child in taken or frozenset(p.inventory) != kind or custom - p.traits:
+            for child, p in members.get(kind, ()):
+                if child in taken or custom - p.traits:
                     continue
                 miss = _misfit(cloud, child, amounts)
                 if miss is None:
@@ -533,7 +537,8 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
             if capacity > 0:
                 used = cloud.used[(p.id, rc)]
                 fullness.append((used / capacity, p.name, rc, p, used, capacity))
-    fullness.sort(key=lambda f: (-f[0], f[1], f[2]))
+    # The first ``fullest`` of the sorted list, without sorting all of it.
+    fullness = heapq.nsmallest(fullest, fullness, key=lambda f: (-f[0], f[1], f[2]))
     fullest_after = [
         {"uuid": p.uuid, "name": p.name, "resource_class": rc,
          "used_before": before.get((p.id, rc), 0), "used": used, "capacity": capacity,
