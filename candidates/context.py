@@ -254,8 +254,9 @@ def load_trees(ctx: SearchContext, smallest: dict) -> list:
     ids = [row[0] for row in members]
     rows = sql.provider_inventories(ids) if ids else []
     ctx.complete.update(ids)
-    return add_providers(ctx, [row for row in members if row[3] in
-                               _roots_of(members, add_inventory(ctx, rows, smallest))])
+    # Filed once: in the comprehension's condition it ran once per member.
+    serving = _roots_of(members, add_inventory(ctx, rows, smallest))
+    return add_providers(ctx, [row for row in members if row[3] in serving])
 
 
 def _trait_roots(ctx: SearchContext) -> set | None:

@@ -51,6 +51,7 @@ Six SELECTs whatever the cloud's size, three more with a move in flight.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -172,6 +173,8 @@ class _Cloud:
             self.tree_aggregates[p.root] |= p.aggregates
         self.by_uuid = {p.uuid: p for p in self.providers.values()}
         self.by_name = {p.name: p for p in self.providers.values()}
+        self.members = {}  # root -> its children that may receive (drain's _members)
+        self.pools = {}  # root -> the sharing providers it may draw on (drain's _pools)
 
     def find(self, text: str) -> _Provider:
         # The one resolver every command and page uses (same words, same rules).
@@ -276,6 +279,32 @@ class _Miss(Exception):
         self.kind, self.rc, self.free, self.where = kind, rc, free, where
 
 
+def _members(cloud, root, drained):
+    """{kind (frozenset of classes): the children of ``root``'s tree with
+    that inventory that may receive, in subtree order}, read once per tree:
+    every consumer tries the same trees, and looks only at its kind."""
+    members = cloud.members.get(root)
+    if members is None:
+        members = cloud.members[root] = defaultdict(list)
+        for c in cloud.subtree(root):
+            if c != root and c not in drained and not cloud.disabled(c):
+                p = cloud.providers[c]
+                members[frozenset(p.inventory)].append((c, p))
+    return members
+
+
+def _pools(cloud, root, drained):
+    """The sharing providers the tree of ``root`` reaches that may receive,
+    in id order (read once per tree)."""
+    pools = cloud.pools.get(root)
+    if pools is None:
+        reach = cloud.tree_aggregates[root]
+        pools = cloud.pools[root] = [
+            s for s in sorted(cloud.sharing)
+            if s not in drained and not cloud.disabled(s) and cloud.providers[s].aggregates & reach]
+    return pools
+
+
 def _try(cloud, need, root, drained):
     """{provider id: {class: amount}} for ``need`` in the tree of ``root``, or
     raise _Miss with the first constraint that fails there."""
@@ -288,13 +317,11 @@ def _try(cloud, need, root, drained):
         landing[root] = need.root
     if need.children:
         taken = set()
-        members = [c for c in cloud.subtree(root)
-                   if c != root and c not in drained and not cloud.disabled(c)]
+        members = _members(cloud, root, drained)
         for kind, custom, amounts in need.children:
             first = None
-            for child in members:
-                p = cloud.providers[child]
-                if child in taken or frozenset(p.inventory) != kind or custom - p.traits:
+            for child, p in members.get(kind, ()):
+                if child in taken or custom - p.traits:
                     continue
                 miss = _misfit(cloud, child, amounts)
                 if miss is None:
@@ -311,9 +338,8 @@ def _try(cloud, need, root, drained):
             raise _Miss("sharing_unreachable", None, None, cloud.providers[s].name)
     for amounts in need.shared:
         first = None
-        for s in sorted(cloud.sharing):
-            if s in drained or s in landing or cloud.disabled(s) \
-                    or not cloud.providers[s].aggregates & reach:
+        for s in _pools(cloud, root, drained):
+            if s in landing:
                 continue
             miss = _misfit(cloud, s, amounts)
             if miss is None:
@@ -331,9 +357,21 @@ def _apply(cloud, landing, sign=1):
             cloud.used[(pk, rc)] += sign * n
 
 
-def _diagnose(cloud, need, order, drained):
+def _misses(cloud, need, roots, drained, known):
+    for root in roots:
+        try:
+            _try(cloud, need, root, drained)
+        except _Miss as miss:
+            yield miss
+    yield from known
+
+
+def _diagnose(cloud, need, order, drained, misses=()):
     """The reason ``need`` fits nowhere: the constraint that failed on most
-    target trees, with the most free amount any of them had."""
+    target trees, with the most free amount any of them had. ``misses``:
+    what failed on the last trees of ``order``, met by the scan that just
+    found no place (the cloud unchanged since): only the trees before are
+    tried again."""
     if not order:
         return {"kind": "no_target", "resource_class": None, "trees": 0, "targets": 0,
                 "label": REASONS["no_target"], "most_free": None, "most_free_on": None,
@@ -342,15 +380,11 @@ def _diagnose(cloud, need, order, drained):
                         "sharing provider, or lacks a required trait or the target aggregate)"}
     counts = defaultdict(int)
     best = {}
-    for root in order:
-        try:
-            _try(cloud, need, root, drained)
-            continue
-        except _Miss as miss:
-            counts[(miss.kind, miss.rc)] += 1
-            if miss.free is not None and (best.get((miss.kind, miss.rc)) is None
-                                          or miss.free > best[(miss.kind, miss.rc)][0]):
-                best[(miss.kind, miss.rc)] = (miss.free, miss.where)
+    for miss in _misses(cloud, need, order[:len(order) - len(misses)], drained, misses):
+        counts[(miss.kind, miss.rc)] += 1
+        if miss.free is not None and (best.get((miss.kind, miss.rc)) is None
+                                      or miss.free > best[(miss.kind, miss.rc)][0]):
+            best[(miss.kind, miss.rc)] = (miss.free, miss.where)
     (kind, rc), n = max(counts.items(), key=lambda kv: (kv[1], kv[0][0], kv[0][1] or ""))
     most_free, most_free_on = best.get((kind, rc), (None, None)) if kind == "capacity" \
         else (None, None)
@@ -451,19 +485,23 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
         need.size = share(need.holds)
     needs.sort(key=lambda n: (-n.size, n.consumer))
     cursor = {}  # shape -> index into order: earlier trees cannot take it any more
+    # shape -> (placements made when it was diagnosed, the diagnosis): until
+    # the next placement the cloud is the same, and so is the diagnosis.
     diagnosed = {}
     placed, not_placed, stays = [], [], []
     for need in needs:
         holds = [_entry(cloud, rp, a) for rp, a in sorted(need.holds.items())]
         move = Move(consumer=need.consumer, project=need.project, holds=holds)
         landing = None
+        misses = []  # what failed on the trees scanned, in order
         if need.moves_tree:
             i = cursor.get(need.key, 0)
             while i < len(order):
                 try:
                     landing = _try(cloud, need, order[i], drained)
                     break
-                except _Miss:
+                except _Miss as miss:
+                    misses.append(miss)
                     i += 1
             cursor[need.key] = i
             candidates = order
@@ -473,12 +511,14 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
                 try:
                     landing = _try(cloud, need, root, drained)
                     break
-                except _Miss:
-                    continue
+                except _Miss as miss:
+                    misses.append(miss)
         if landing is None:
-            if len(not_placed) < DIAGNOSE or need.key not in diagnosed:
-                diagnosed[need.key] = _diagnose(cloud, need, candidates, drained)
-            move.reason = diagnosed[need.key]
+            known = diagnosed.get(need.key)
+            if known is None or (len(not_placed) < DIAGNOSE and known[0] != len(placed)):
+                known = diagnosed[need.key] = (len(placed), _diagnose(
+                    cloud, need, candidates, drained, misses=misses))
+            move.reason = known[1]
             not_placed.append(move)
             stays.append(need)
             continue
@@ -497,7 +537,8 @@ def drain(*, providers=(), trees=(), aggregate=None, required=(), target_aggrega
             if capacity > 0:
                 used = cloud.used[(p.id, rc)]
                 fullness.append((used / capacity, p.name, rc, p, used, capacity))
-    fullness.sort(key=lambda f: (-f[0], f[1], f[2]))
+    # The first ``fullest`` of the sorted list, without sorting all of it.
+    fullness = heapq.nsmallest(fullest, fullness, key=lambda f: (-f[0], f[1], f[2]))
     fullest_after = [
         {"uuid": p.uuid, "name": p.name, "resource_class": rc,
          "used_before": before.get((p.id, rc), 0), "used": used, "capacity": capacity,

@@ -258,3 +258,21 @@ def fold(removed):
 def unlisted(step):
     """How many a step removed beyond those it names."""
     return step.removed_count - len(step.removed)
+
+
+@register.simple_tag
+def host_options(hosts, picked):
+    """The drain picker's <option>s, one per host (uuid, name), built in
+    Python: the template loop over 1,430 hosts was a third of the page."""
+    return mark_safe("".join(
+        f'<option value="{conditional_escape(uuid)}"{" selected" if uuid in picked or name in picked else ""}>'
+        f"{conditional_escape(name)}</option>" for uuid, name in hosts))
+
+
+@register.simple_tag
+def aggregate_options(aggregates, chosen, members):
+    """A picker's <option> per aggregate (:func:`aggregate_text`), ``chosen``
+    selected."""
+    return mark_safe("".join(
+        f'<option value="{conditional_escape(agg)}"{" selected" if agg == chosen else ""}>'
+        f"{conditional_escape(aggregate_text(agg, members))}</option>" for agg in aggregates))

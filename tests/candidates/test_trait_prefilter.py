@@ -107,3 +107,23 @@ def test_a_sharing_provider_can_bring_the_trait(api, world, cloud):
                           traits=["MISC_SHARES_VIA_AGGREGATE", "HW_CPU_X86_AVX2"])
     body, _ = _get(api, URL + "?resources=VCPU:1,DISK_GB:10&required=HW_CPU_X86_AVX2")
     assert uuids_in(body) == {frozenset([cloud[1][1].uuid, pool.uuid])}
+
+
+def test_each_inventory_row_is_filed_once(api, cloud, monkeypatch):
+    """The trees' inventories are read once and filed once: not once per
+    provider of those trees (at 3,000 providers that was 2 million filings
+    and ten seconds for one search)."""
+    from candidates import context
+
+    filed = []
+    real = context.add_inventory
+
+    def counting(ctx, rows, smallest=None):
+        rows = list(rows)
+        filed.extend(rows)
+        return real(ctx, rows, smallest)
+
+    monkeypatch.setattr(context, "add_inventory", counting)
+    _get(api, URL + "?resources=VCPU:1&required=HW_CPU_X86_AVX2")
+    # One VCPU inventory per tree holding the trait (0 3 4 6 8 9).
+    assert len(filed) == 6
