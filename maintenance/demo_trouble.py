@@ -7,7 +7,7 @@ answered by the same code as the API (``candidates.query.parse_strict`` and
 ``candidates.engine.find_candidates``; ``allocations.services.allocations_replace``
 refusing the claim), the views' signals are sent with it
 (``candidates.signals.no_candidates``, ``allocations.signals.claim_refused``)
-and ``request_finished`` runs the recording ``planning.failures`` put off,
+and ``planning.failures.run_after_response`` runs the recording put off,
 explanation included, as after a real answer.  Only the time is simulated:
 each record is stamped a few hours back within the last day (the default
 period of the page and the command).
@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime
 import json
 
-from django.core.signals import request_finished
 from django.test import RequestFactory
 from django.utils import timezone
 
@@ -37,6 +36,7 @@ from candidates import signals as candidate_signals
 from candidates.query import parse_strict
 from placement_core.context import RequestContext
 from placement_core.microversion import Version
+from planning import failures
 from planning.models import SchedulingFailure
 from providers.models import ResourceProvider
 from resource_classes.models import ResourceClass
@@ -96,7 +96,10 @@ def _empty_answer(query, *, request_id, at) -> int:
             return  # the demo cloud can meet it after all: nothing to record
         candidate_signals.no_candidates.send(sender=engine, request=request,
                                              candidate_request=parsed)
-        request_finished.send(sender=type(request))
+        # What request_finished runs for planning after a response, without
+        # Django's other receivers: they close the connection, which inside
+        # a caller's transaction (a test's) breaks it.
+        failures.run_after_response(sender=type(request))
 
     return _stamped(record, at)
 
