@@ -182,8 +182,11 @@ def run_with_retries(work, what: str):
                 raise
             last = exc
         LOG.debug("%s: lost a race (attempt %d of %d): %s", what, attempt + 1, attempts, last)
-        # Our locks are released: a short jittered pause lets the winner finish.
-        time.sleep(random.uniform(0, 0.005) * (attempt + 1))
+        # Our locks are released: a jittered pause lets the winner finish.
+        # It doubles with each loss (up to 16 times the first) so that on a
+        # loaded machine, where the winner runs slowly, the retries do not
+        # all land while it still holds its locks.
+        time.sleep(random.uniform(0, 0.005) * 2 ** min(attempt, 4))
     raise errors.Conflict(
         f"Inventory and/or allocations changed while attempting to allocate: {what} "
         "could not complete because other writers kept changing the same providers or "

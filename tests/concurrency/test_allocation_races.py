@@ -339,7 +339,13 @@ def test_mixed_writers_on_shared_consumers(transactional_db):
     })
     assert not [k for k in outcome if k.startswith("error")], outcome
     assert sum(outcome.values()) == workers * rounds
-    # Only capacity refusals (409) and deletes of consumers without allocations (404).
-    assert {k.split()[1] for k in outcome} <= {"ok", "409", "404"}, outcome
+    # Only capacity refusals (409) and deletes of consumers without allocations (404);
+    # a swap (two shared consumers in one POST, against every other writer of
+    # both) may also run out of retries on a loaded machine and answer the
+    # protocol's concurrent_update 409, which changes nothing. A PUT or a
+    # DELETE of one consumer must not.
+    exhausted = {k for k in outcome if k.endswith("409-retries-exhausted")}
+    assert exhausted <= {"swap 409-retries-exhausted"}, outcome
+    assert {k.split()[1] for k in outcome if k not in exhausted} <= {"ok", "409", "404"}, outcome
     assert monitor.maxima[a.pk] <= capacity and monitor.maxima[b.pk] <= capacity
     assert Consumer.objects.filter(allocations__isnull=True).count() == 0
