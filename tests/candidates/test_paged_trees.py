@@ -9,6 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from providers.models import ResourceProvider as ProviderRow
+from tests.support.api import assert_limited_is_head
 
 URL = "/allocation_candidates?resources=VCPU:1,DISK_GB:10"
 
@@ -50,13 +51,7 @@ def test_limited_answer_is_the_unlimited_answers_head(api, cloud, limit):
     full = _get(api, URL)
     assert len(full["allocation_requests"]) == 60  # nodes 70..129
     part = _get(api, f"{URL}&limit={limit}")
-    head = full["allocation_requests"][:limit]
-    assert part["allocation_requests"] == head
-    named = {u for ar in head for u in ar["allocations"]}
-    roots = {full["provider_summaries"][u]["root_provider_uuid"] for u in named}
-    expected = {u: s for u, s in full["provider_summaries"].items()
-                if s["root_provider_uuid"] in roots}
-    assert part["provider_summaries"] == expected
+    assert_limited_is_head(full, part, limit)
 
 
 def test_a_small_limit_reads_only_the_first_pages(api, cloud):
@@ -146,9 +141,4 @@ def test_ranges_then_the_most_selective_need_give_the_unlimited_head(
     full = _get(api, query)
     assert len(full["allocation_requests"]) > 0
     part = _get(api, f"{query}&limit={limit}")
-    head = full["allocation_requests"][:limit]
-    assert part["allocation_requests"] == head
-    named = {u for ar in head for u in ar["allocations"]}
-    roots = {full["provider_summaries"][u]["root_provider_uuid"] for u in named}
-    assert part["provider_summaries"] == {
-        u: s for u, s in full["provider_summaries"].items() if s["root_provider_uuid"] in roots}
+    assert_limited_is_head(full, part, limit)

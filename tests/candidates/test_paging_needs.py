@@ -7,6 +7,7 @@ answer must be the unlimited one's head."""
 import pytest
 
 from candidates import paging
+from tests.support.api import assert_limited_is_head
 
 QUERIES = {
     # DISK_GB from the pools or a host's own disk, VCPU from a NUMA cell.
@@ -64,11 +65,6 @@ def test_limited_answer_is_the_unlimited_head(api, cloud, name, limit):
     query = QUERIES[name].format(**cloud)
     full = _get(api, query)
     part = _get(api, f"{query}&limit={limit}")
-    head = full["allocation_requests"][:limit]
-    assert part["allocation_requests"] == head
-    named = {u for ar in head for u in ar["allocations"]}
-    roots = {full["provider_summaries"][u]["root_provider_uuid"] for u in named}
-    assert part["provider_summaries"] == {
-        u: s for u, s in full["provider_summaries"].items() if s["root_provider_uuid"] in roots}
+    assert_limited_is_head(full, part, limit)
     if name not in ("nothing can serve", "member_of the pool aggregate"):
         assert full["allocation_requests"], name

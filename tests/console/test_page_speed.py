@@ -5,16 +5,9 @@ import gc
 
 import pytest
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("collector_on")]
 
 
-@pytest.fixture(autouse=True)
-def collector_on():
-    was = gc.isenabled()
-    gc.enable()
-    yield
-    if not was:
-        gc.disable()
 
 
 def test_a_page_is_built_with_the_collector_off_and_it_comes_back(staff, monkeypatch):

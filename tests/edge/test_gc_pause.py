@@ -8,13 +8,7 @@ from placement_core.edge import PlacementEdgeMiddleware
 from placement_core.gcpause import collector_paused
 
 
-@pytest.fixture(autouse=True)
-def collector_on():
-    was = gc.isenabled()
-    gc.enable()
-    yield
-    if not was:
-        gc.disable()
+pytestmark = pytest.mark.usefixtures("collector_on")
 
 
 def _serve(path, seen, fail=False):

@@ -63,3 +63,14 @@ def _dumps(value):
 
 def is_postgres():
     return connection.vendor == "postgresql"
+
+
+def assert_limited_is_head(full, part, limit):
+    """A ``limit=N`` candidates answer is the first N allocation requests of
+    the unlimited one, with the summaries of exactly the trees they use."""
+    head = full["allocation_requests"][:limit]
+    assert part["allocation_requests"] == head
+    named = {u for ar in head for u in ar["allocations"]}
+    roots = {full["provider_summaries"][u]["root_provider_uuid"] for u in named}
+    assert part["provider_summaries"] == {
+        u: s for u, s in full["provider_summaries"].items() if s["root_provider_uuid"] in roots}

@@ -1,4 +1,6 @@
 """Fixtures every test directory may use (registered in tests/conftest.py)."""
+import gc
+
 import pytest
 
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
@@ -30,3 +32,14 @@ def provider2(db):
 def world(db):
     """A tree builder (tests/support/world.py)."""
     return World()
+
+
+@pytest.fixture
+def collector_on():
+    """The cyclic collector on for the test (pytest may run with it off), as
+    it was afterwards: for tests that check who pauses it."""
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
