@@ -2,6 +2,7 @@
 import pytest
 
 from tests.browser.conftest import SHOTS
+from tests.browser.login import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,19 +27,12 @@ def cloud(transactional_db):
     return w
 
 
-def _login(page, base):
-    page.goto(f"{base}/console/why/")
-    page.fill("input[name=username]", "operator")
-    page.fill("input[name=password]", "s3cret-pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/console/why/")
-
 
 def test_explain_page_names_max_unit_capacity_and_trees(browser, live_server, cloud):  # noqa: F811
     SHOTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     base = live_server.url
-    _login(page, base)
+    login(page, base, "/console/why/")
     page.fill("[name=q]", "resources=VCPU:6,MEMORY_MB:1024,DISK_GB:10")
     page.click("form.why button")
     page.wait_for_selector("#verdict")

@@ -4,6 +4,7 @@ the phone layout (390 px). Each saves a screenshot in tests/browser/screenshots/
 import pytest
 
 from tests.browser.conftest import SHOTS
+from tests.browser.login import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,13 +34,6 @@ def fleet(transactional_db):
     return data
 
 
-def _login(page, base, next_path="/console/"):
-    page.goto(f"{base}{next_path}")
-    page.fill("input[name=username]", "operator")
-    page.fill("input[name=password]", "s3cret-pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}{next_path}")
-
 
 def _names(page, table="#providers"):
     return page.locator(f"{table} tbody tr td:first-child a").all_inner_texts()
@@ -55,7 +49,7 @@ def test_sort_by_fullness_across_pages(browser, live_server, fleet):  # noqa: F8
     SHOTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
     base = live_server.url
-    _login(page, base, "/console/providers/")
+    login(page, base, "/console/providers/")
     page.select_option("select[name=sort]", "full")
     page.click("form.filters button")
     first = _names(page)
@@ -85,7 +79,7 @@ def test_sort_by_fullness_across_pages(browser, live_server, fleet):  # noqa: F8
 def test_full_hosts_view(browser, live_server, fleet):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     base = live_server.url
-    _login(page, base)
+    login(page, base)
     page.click("header nav >> text=Full hosts")
     page.wait_for_url(f"{base}/console/full/")
     assert page.locator("header nav a[aria-current=page]").inner_text() == "Full hosts"
@@ -117,7 +111,7 @@ def test_audit_page_and_fix(browser, live_server, fleet):  # noqa: F811
                         resource_class=f.resource_class("VCPU"), used=2)  # the root has no VCPU
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     base = live_server.url
-    _login(page, base)
+    login(page, base)
     page.click("header nav >> text=Audit")
     summary = page.locator("#audit-summary").inner_text()
     assert "Allocations without inventory\t1" in summary
@@ -140,7 +134,7 @@ def test_phone_layout_keeps_capacity_and_disabled_badge_on_screen(
     page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                             is_mobile=True, has_touch=True)
     base = live_server.url
-    _login(page, base, "/console/providers/?sort=full")
+    login(page, base, "/console/providers/?sort=full")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     row = page.locator("#providers tbody tr").nth(1)
     for locator in (row.locator(".tag.disabled"), row.locator("td.capcol svg.bar").first,
@@ -160,7 +154,7 @@ def test_phone_layout_keeps_capacity_and_disabled_badge_on_screen(
 def test_paste_a_logged_url_into_explain(browser, live_server, fleet):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     base = live_server.url
-    _login(page, base, "/console/why/")
+    login(page, base, "/console/why/")
     line = ("2026-11-24 10:01:02.345 1234 DEBUG nova.scheduler.client.report "
             "[req-2a6f7b3e-9c1d-4e55-8f0a-1b2c3d4e5f60 admin admin] GET call to placement for "
             "http://controller:8778/placement/allocation_candidates?limit=1000&resources="

@@ -6,6 +6,7 @@ one thing, says "no target" once, and narrows its host list as you type."""
 import pytest
 
 from tests.browser.conftest import SHOTS
+from tests.browser.login import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,13 +20,6 @@ def demo(transactional_db):
     assert run("demo_cloud")[0] == 0
     get_user_model().objects.create_user("operator", password="s3cret-pw", is_staff=True)
 
-
-def _login(page, base):
-    page.goto(f"{base}/console/")
-    page.fill("input[name=username]", "operator")
-    page.fill("input[name=password]", "s3cret-pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/console/")
 
 
 def _hosts_by_api(resources):
@@ -42,7 +36,7 @@ def test_hosts_with_capacity_and_a_hosts_tree(browser, live_server, demo):
     SHOTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     base = live_server.url
-    _login(page, base)
+    login(page, base)
     page.goto(f"{base}/console/providers/")
     page.fill("input[name=resources]", "VCPU:2,MEMORY_MB:512")
     page.click("form.filters button[type=submit]")
@@ -70,7 +64,7 @@ def test_drain_a_host_with_a_move_in_flight(browser, live_server, demo):
     SHOTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     base = live_server.url
-    _login(page, base)
+    login(page, base)
     page.goto(f"{base}/console/drain/")
     options = page.locator("#pick-hosts option")
     total = options.count()

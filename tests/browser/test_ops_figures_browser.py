@@ -7,6 +7,7 @@ import re
 import pytest
 
 from tests.browser.conftest import SHOTS
+from tests.browser.login import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 HOSTS = 13
@@ -48,19 +49,12 @@ def cloud(transactional_db):
     return w
 
 
-def _login(page, base):
-    page.goto(f"{base}/console/")
-    page.fill("input[name=username]", "operator")
-    page.fill("input[name=password]", "s3cret-pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/console/")
-
 
 def test_failure_record_and_usage_chart(browser, live_server, cloud):
     SHOTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     base = live_server.url
-    _login(page, base)
+    login(page, base)
 
     page.goto(f"{base}/console/failures/")
     newest = page.inner_text("#failures")

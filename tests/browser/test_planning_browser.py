@@ -5,6 +5,7 @@ scheduling failure found by its global request id."""
 import pytest
 
 from tests.browser.conftest import SHOTS
+from tests.browser.login import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 GLOBAL = "req-0b1e2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -44,19 +45,12 @@ def cloud(transactional_db):
     return w
 
 
-def _login(page, base):
-    page.goto(f"{base}/console/")
-    page.fill("input[name=username]", "operator")
-    page.fill("input[name=password]", "s3cret-pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/console/")
-
 
 def test_drain_forecast_and_failures(browser, live_server, cloud):  # noqa: F811
     SHOTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     base = live_server.url
-    _login(page, base)
+    login(page, base)
 
     page.goto(f"{base}/console/providers/{cloud.cn1.uuid}/")
     page.click("#drain-button button")
