@@ -215,11 +215,16 @@ def trees_reached(sharing, roots=None) -> dict:
         more, extra = _in("rp.root_provider_id", sorted(roots))
         clause += f" AND {more}"
         params += extra
+    # MariaDB's optimizer may start at resource_providers and walk every
+    # member of every zone back through the aggregate table (0.2-0.6 s at
+    # 100,000 providers against 0.06-0.1 s); STRAIGHT_JOIN keeps the written
+    # order, from the few sharing providers outwards. PostgreSQL plans it well.
+    join = "STRAIGHT_JOIN" if connection.vendor == "mysql" else "JOIN"
     for rp, root in _fetch(
         "SELECT DISTINCT s.resource_provider_id, rp.root_provider_id "
         "FROM resource_provider_aggregates s "
-        "JOIN resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id "
-        "JOIN resource_providers rp ON rp.id = o.resource_provider_id "
+        f"{join} resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id "
+        f"{join} resource_providers rp ON rp.id = o.resource_provider_id "
         f"WHERE {clause}",
         params,
     ):
