@@ -168,6 +168,7 @@ bench: venv
 	$(VENV)/bin/python benchmarks/bench.py
 	$(VENV)/bin/python benchmarks/console_pages.py
 	$(VENV)/bin/python benchmarks/claim_history.py
+	$(VENV)/bin/python benchmarks/wide_trees.py
 
 # Soak (a benchmark, not part of `make test`): two gunicorn servers on one
 # fresh database, 16 clients, 10,000 claims/moves/deletions, then the
