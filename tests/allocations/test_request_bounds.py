@@ -91,3 +91,30 @@ def test_the_unsuffixed_group_picks_count_too(api, db):
     response = api.get("/allocation_candidates?resources=VCPU:1,MEMORY_MB:1", mv="1.39")
     assert response.status_code == 400  # 4 x 4 picks
     assert response.json()["errors"][0]["code"] == "placement.query.too_much_work"
+
+
+@pytest.fixture
+def gpu_hosts(db):
+    """Three hosts of 16 one-VGPU devices each: 8 groups over 16 devices
+    are half a billion ordered placements a host."""
+    w = World()
+    for h in range(3):
+        host = w.provider(f"gpu-host-{h}", inventory={"VCPU": 64})
+        for d in range(16):
+            w.provider(f"gpu-host-{h}-dev-{d}", parent=host, inventory={"VGPU": 1})
+
+
+def test_a_limit_answers_what_the_whole_answer_cannot(api, gpu_hosts):
+    # Nova always sends a limit (max_placement_results): the work bound is
+    # for the answer asked for, so a limited request with answers gets them.
+    groups = "&".join(f"resources{i}=VGPU:1" for i in range(1, 9)) + "&group_policy=isolate"
+    limited = api.get(f"/allocation_candidates?resources=VCPU:4&{groups}&limit=1000", mv="1.39")
+    assert limited.status_code == 200
+    requests = limited.json()["allocation_requests"]
+    assert len(requests) == 1000
+    for request in requests:
+        devices = [rp for rp, alloc in request["allocations"].items() if "VGPU" in alloc["resources"]]
+        assert len(devices) == 8  # isolate: eight distinct devices
+    whole = api.get(f"/allocation_candidates?resources=VCPU:4&{groups}", mv="1.39")
+    assert whole.status_code == 400
+    assert whole.json()["errors"][0]["code"] == "placement.query.too_much_work"
