@@ -11,7 +11,6 @@ limit.
 from __future__ import annotations
 
 from itertools import product
-from math import prod
 
 from django.conf import settings
 
@@ -123,6 +122,10 @@ class Trees:
         self.filtered = {id(g): _filters(g) for g in ctx.groups}
         self.placed = {id(g): _placed(g) for g in ctx.groups}
         self.usable = {id(g): {} for g in ctx.groups}
+        # Whether a tree's root is judged at all: most requests have no
+        # root_required, and the test would be a call a tree.
+        request = ctx.request
+        self.root_judged = bool(request.root_required or request.root_forbidden)
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -210,13 +213,24 @@ class Trees:
     def tree(self, root):
         """One choice list per group for tree ``root``, or None when the
         tree cannot serve the request."""
-        if not self.root_ok(root):
+        if self.root_judged and not self.root_ok(root):
             return None
         pool = self.pool(root)
-        holders = self.holders(pool) if len(pool) > 1 else None
         lists = []
+        if len(pool) == 1:
+            for group in self.ctx.groups:
+                options = self._alone(group, pool[0])
+                if not options:
+                    return None
+                lists.append(options)
+            return lists
+        # As choices() does, without its call a group and tree.
+        holders = self.holders(pool)
         for group in self.ctx.groups:
-            options = self.choices(group, root, pool, holders)
+            if group.spec.use_same_provider:
+                options = self._single(group, root, holders)
+            else:
+                options = self._spread(group, root, holders)
             if not options:
                 return None
             lists.append(options)
@@ -267,7 +281,7 @@ class Trees:
                     continue
                 if traits and not _traits_ok(p.traits, group.required, group.forbidden):
                     continue
-                out.append(combiner.Choice((rp,), tuple((rp, rc, a) for rc, a in wanted)))
+                out.append(combiner.Choice((rp,), tuple([(rp, rc, a) for rc, a in wanted])))
         return out
 
     def _usable(self, group: ResolvedGroup, rp: int) -> bool:
@@ -300,17 +314,27 @@ class Trees:
             if not able:
                 return []
             options.append(able)
-        self._count_picks(prod(len(o) for o in options))
+        picks = 1
+        for able in options:
+            picks *= len(able)
+        self._count_picks(picks)
+        providers = ctx.providers
         out = []
         for pick in product(*options):
             used = set(pick)
             if group.required:
-                traits = set().union(*(ctx.providers[rp].traits for rp in used))
-                if not _traits_ok(traits, group.required, set()):
+                # Read, not changed: one provider's own set needs no copy.
+                if len(used) == 1:
+                    traits = providers[pick[0]].traits
+                else:
+                    traits = set()
+                    for rp in used:
+                        traits |= providers[rp].traits
+                if not _traits_ok(traits, group.required, ()):
                     continue
             out.append(combiner.Choice(
-                tuple(sorted(used)),
-                tuple((rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)),
+                (pick[0],) if len(used) == 1 else tuple(sorted(used)),
+                tuple([(rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)]),
             ))
         return out
 
