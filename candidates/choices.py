@@ -268,7 +268,7 @@ class Trees:
             return []
         if not group.spec.use_same_provider:
             self._count_picks(1)
-        return [combiner.Choice((rp,), tuple([(rp, rc, amount) for rc, amount in wanted]))]
+        return [combiner.new_choice(((rp,), tuple([(rp, rc, amount) for rc, amount in wanted])))]
 
     def _single(self, group: ResolvedGroup, root, holders: dict) -> list:
         """A suffixed group, met by one provider alone: one of those holding
@@ -292,7 +292,7 @@ class Trees:
                     continue
                 if traits and not _traits_ok(p.traits, group.required, group.forbidden):
                     continue
-                out.append(combiner.Choice((rp,), tuple([(rp, rc, a) for rc, a in wanted])))
+                out.append(combiner.new_choice(((rp,), tuple([(rp, rc, a) for rc, a in wanted]))))
         return out
 
     def _usable(self, group: ResolvedGroup, rp: int) -> bool:
@@ -343,10 +343,10 @@ class Trees:
                         traits |= providers[rp].traits
                 if not _traits_ok(traits, group.required, ()):
                     continue
-            out.append(combiner.Choice(
+            out.append(combiner.new_choice((
                 (pick[0],) if len(used) == 1 else tuple(sorted(used)),
                 tuple([(rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)]),
-            ))
+            )))
         return out
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from typing import NamedTuple
 
 from django.conf import settings
@@ -56,6 +57,10 @@ class AllocationRequest(NamedTuple):
 
     allocations: dict
     mappings: dict
+
+
+# AllocationRequest((allocations, mappings)), built in C (as combiner.new_choice).
+_new_request = partial(tuple.__new__, AllocationRequest)
 
 
 @dataclass
@@ -196,7 +201,7 @@ def _one_group_requests(ctx: SearchContext, found: list, suffix: str) -> list:
                 allocations[uuid] = {class_names[rc]: amount}
             else:
                 per[class_names[rc]] = amount
-        out.append(AllocationRequest(allocations, {suffix: _mapped(providers, choice.providers)}))
+        out.append(_new_request((allocations, {suffix: _mapped(providers, choice.providers)})))
     return out
 
 
@@ -226,7 +231,7 @@ def _merged_requests(ctx: SearchContext, found: list, suffixes: list) -> list:
             else:
                 allocations[providers[rp].uuid] = {
                     class_names[rc]: amount for rc, amount in sorted(res.items())}
-        out.append(AllocationRequest(allocations, mappings))
+        out.append(_new_request((allocations, mappings)))
     return out
 
 

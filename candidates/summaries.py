@@ -5,6 +5,7 @@ whose inventories it did not read whole cost one more statement.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 from candidates import sql
@@ -20,6 +21,10 @@ class ProviderSummary(NamedTuple):
     traits: list  # names, by trait id ([] unless the request's version shows them)
     parent_uuid: str | None
     root_uuid: str
+
+
+# ProviderSummary((...)), built in C (as combiner.new_choice).
+_new_summary = partial(tuple.__new__, ProviderSummary)
 
 
 def summaries(ctx: SearchContext, found: list) -> list:
@@ -78,7 +83,7 @@ def summaries(ctx: SearchContext, found: list) -> list:
     # has 7,000 summaries of one or two classes each.
     for pid in ids:
         if pid in complete:
-            entries = read.get(pid, [])
+            entries = read.get(pid, ())
             if not all_classes:
                 entries = [e for e in entries if e[1] in requested]
         else:
@@ -91,13 +96,13 @@ def summaries(ctx: SearchContext, found: list) -> list:
             resources[class_names[rc]] = {"capacity": capacity, "used": used_now}
         p = providers[pid]
         parent = providers.get(p.parent_id)
-        summaries.append(ProviderSummary(
+        summaries.append(_new_summary((
             p.uuid,
             resources,
             _trait_names(p.traits, names) if names and p.traits else [],
             parent.uuid if parent else None,
             providers[p.root_id].uuid,
-        ))
+        )))
     return summaries
 
 
