@@ -24,6 +24,7 @@ the only repeats possible are requests served wholly by sharing providers,
 which several trees can reach, and those are filtered on the way out.
 """
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
@@ -43,6 +44,11 @@ class Choice(NamedTuple):
 
     providers: tuple
     allocs: tuple
+
+
+# Choice((providers, allocs)) without the Python call of the named tuple's
+# own __new__: the same tuple, built in C (a nested answer makes thousands).
+new_choice = partial(tuple.__new__, Choice)
 
 
 @dataclass
@@ -95,8 +101,13 @@ def _same_subtree_ok(providers, ancestors):
     return False
 
 
-def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> Iterator[tuple]:
-    """Yield valid combinations (a tuple: one Choice per group) for one tree."""
+def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem,
+                      plans: dict | None = None) -> Iterator[tuple]:
+    """Yield valid combinations (a tuple: one Choice per group) for one tree.
+
+    ``plans``: the walk plans (:func:`_plan`) already worked out, by the
+    number of choices of each group, to reuse across the trees of one
+    search (most trees of a cloud have the same shape)."""
     count = len(choices)
     if count == 0:
         return
@@ -112,14 +123,27 @@ def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem) -> 
             _count_placement(problem)
             yield (choice,)
         return
-    order = sorted(range(count), key=lambda index: len(choices[index]))
+    shape = tuple([len(options) for options in choices])
+    plan = plans.get(shape) if plans is not None else None
+    if plan is None:
+        plan = _plan(shape, problem.same_subtree)
+        if plans is not None:
+            plans[shape] = plan
+    yield from _walk(_Walk(choices, problem, *plan), 0)
+
+
+def _plan(shape: tuple, same_subtree) -> tuple:
+    """(the groups in walk order, fewest choices first; per depth, the
+    same_subtree constraints checked there: as soon as their last group is
+    placed) for groups with ``shape`` choices each."""
+    count = len(shape)
+    order = sorted(range(count), key=shape.__getitem__)
     depth_of = {group: depth for depth, group in enumerate(order)}
-    # same_subtree constraints are checked as soon as their last group is placed.
     checks_at = [[] for _ in range(count)]
-    for members in problem.same_subtree:
+    for members in same_subtree:
         if members:
             checks_at[max(depth_of[m] for m in members)].append(tuple(members))
-    yield from _walk(_Walk(choices, problem, order, checks_at), 0)
+    return order, checks_at
 
 
 class _Walk:
@@ -149,15 +173,17 @@ class _Walk:
 
 def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
     picked = state.picked
-    if depth == state.count:
-        yield tuple(picked)
-        return
     problem = state.problem
     capacity = problem.capacity
     used = state.used
     isolated_taken = state.isolated_taken
     group = state.order[depth]
     isolate = problem.isolated_groups[group]
+    checks = state.checks_at[depth]
+    # The last group's choice is yielded here rather than one level down (a
+    # generator a candidate fewer), and needs no bookkeeping: nothing is
+    # placed after it.
+    last = depth + 1 == state.count
     for choice in state.choices[group]:
         if isolate and choice.providers and choice.providers[0] in isolated_taken:
             continue
@@ -171,15 +197,12 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
         if not fits:
             continue
         picked[group] = choice
-        subtree_ok = True
-        for members in state.checks_at[depth]:
-            chosen = {p for m in members for p in picked[m].providers}
-            if not _same_subtree_ok(chosen, problem.ancestors):
-                subtree_ok = False
-                break
-        if not subtree_ok:
+        if checks and not _checks_ok(checks, picked, problem.ancestors):
             continue
         _count_placement(problem)
+        if last:
+            yield tuple(picked)
+            continue
         for provider, klass, amount in choice.allocs:
             used[(provider, klass)] = used.get((provider, klass), 0) + amount
         if isolate and choice.providers:
@@ -190,6 +213,17 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
         for provider, klass, amount in choice.allocs:
             used[(provider, klass)] -= amount
     picked[group] = None
+
+
+def _checks_ok(checks, picked, ancestors) -> bool:
+    """The same_subtree constraints completed at this depth hold."""
+    for members in checks:
+        chosen = set()
+        for member in members:
+            chosen.update(picked[member].providers)
+        if not _same_subtree_ok(chosen, ancestors):
+            return False
+    return True
 
 
 def _providers_of(combination):
@@ -234,8 +268,10 @@ def combine(
     # Nothing to check across a combination (the usual case): no call for each.
     nested_aware = problem.nested_aware
 
+    plans = {}
+
     def per_tree(root, choices):
-        for combination in tree_combinations(choices, problem):
+        for combination in tree_combinations(choices, problem, plans):
             if (nested_aware and not sharing) or valid(combination):
                 yield root, combination
 

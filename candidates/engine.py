@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from typing import NamedTuple
 
 from django.conf import settings
@@ -58,6 +59,10 @@ class AllocationRequest(NamedTuple):
     mappings: dict
 
 
+# AllocationRequest((allocations, mappings)), built in C (as combiner.new_choice).
+_new_request = partial(tuple.__new__, AllocationRequest)
+
+
 @dataclass
 class CandidateResult:
     allocation_requests: list = field(default_factory=list)
@@ -78,7 +83,7 @@ def find_candidates(request: CandidateRequest) -> CandidateResult:
     except combiner.TooMuchWork:
         raise _too_much_work() from None
     return CandidateResult(
-        allocation_requests=[_allocation_request(ctx, combo) for combo in found],
+        allocation_requests=_allocation_requests(ctx, found),
         provider_summaries=summaries(ctx, found),
     )
 
@@ -172,13 +177,22 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
 # -- The result ---------------------------------------------------------------------
 
 
-def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
+def _allocation_requests(ctx: SearchContext, found: list) -> list:
+    """An AllocationRequest per combination of ``found``. One call for the
+    whole answer rather than one a candidate (a nested answer has thousands)."""
+    suffixes = [group.spec.suffix for group in ctx.groups]
+    if len(suffixes) == 1:
+        return _one_group_requests(ctx, found, suffixes[0])
+    return _merged_requests(ctx, found, suffixes)
+
+
+def _one_group_requests(ctx: SearchContext, found: list, suffix: str) -> list:
+    # One group (every candidate of a flat cloud): its allocs hold each
+    # (provider, class) once, in class order, so there is nothing to add
+    # up or sort.
     providers, class_names = ctx.providers, ctx.class_names
-    if len(combination) == 1:
-        # One group (every candidate of a flat cloud): its allocs hold each
-        # (provider, class) once, in class order, so there is nothing to add
-        # up or sort.
-        (choice,) = combination
+    out = []
+    for (choice,) in found:
         allocations = {}
         for rp, rc, amount in choice.allocs:
             uuid = providers[rp].uuid
@@ -187,28 +201,38 @@ def _allocation_request(ctx: SearchContext, combination) -> AllocationRequest:
                 allocations[uuid] = {class_names[rc]: amount}
             else:
                 per[class_names[rc]] = amount
-        return AllocationRequest(
-            allocations, {ctx.groups[0].spec.suffix: _mapped(providers, choice.providers)})
-    merged, mappings = {}, {}
-    for group, choice in zip(ctx.groups, combination):
-        for rp, rc, amount in choice.allocs:
-            per = merged.get(rp)
-            if per is None:
-                merged[rp] = {rc: amount}
-            else:
-                per[rc] = per.get(rc, 0) + amount
-        mappings[group.spec.suffix] = _mapped(providers, choice.providers)
+        out.append(_new_request((allocations, {suffix: _mapped(providers, choice.providers)})))
+    return out
+
+
+def _merged_requests(ctx: SearchContext, found: list, suffixes: list) -> list:
     # Loops, not a comprehension in a comprehension (a function call per
-    # provider); most providers give one class, which needs no sorting.
-    allocations = {}
-    for rp, res in merged.items():
-        if len(res) == 1:
-            ((rc, amount),) = res.items()
-            allocations[providers[rp].uuid] = {class_names[rc]: amount}
-        else:
-            allocations[providers[rp].uuid] = {
-                class_names[rc]: amount for rc, amount in sorted(res.items())}
-    return AllocationRequest(allocations, mappings)
+    # provider); most providers give one class, which needs no sorting, and
+    # every suffixed group maps to one provider, which needs no call.
+    providers, class_names = ctx.providers, ctx.class_names
+    out = []
+    for combination in found:
+        merged, mappings = {}, {}
+        for suffix, choice in zip(suffixes, combination):
+            for rp, rc, amount in choice.allocs:
+                per = merged.get(rp)
+                if per is None:
+                    merged[rp] = {rc: amount}
+                else:
+                    per[rc] = per.get(rc, 0) + amount
+            chosen = choice.providers
+            mappings[suffix] = ([providers[chosen[0]].uuid] if len(chosen) == 1
+                                else _mapped(providers, chosen))
+        allocations = {}
+        for rp, res in merged.items():
+            if len(res) == 1:
+                ((rc, amount),) = res.items()
+                allocations[providers[rp].uuid] = {class_names[rc]: amount}
+            else:
+                allocations[providers[rp].uuid] = {
+                    class_names[rc]: amount for rc, amount in sorted(res.items())}
+        out.append(_new_request((allocations, mappings)))
+    return out
 
 
 def _mapped(providers: dict, chosen: tuple) -> list:

@@ -5,6 +5,7 @@ whose inventories it did not read whole cost one more statement.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 from candidates import sql
@@ -22,16 +23,25 @@ class ProviderSummary(NamedTuple):
     root_uuid: str
 
 
+# ProviderSummary((...)), built in C (as combiner.new_choice).
+_new_summary = partial(tuple.__new__, ProviderSummary)
+
+
 def summaries(ctx: SearchContext, found: list) -> list:
     """Summaries of the providers the answer names: from 1.29 every provider
     of their trees, before only the providers used; before 1.27 only the
     requested classes."""
     version = ctx.request.version
-    used = {rp for combination in found for choice in combination for rp in choice.providers}
-    used |= {rp for combination in found for choice in combination for rp, _, _ in choice.allocs}
+    providers = ctx.providers
+    used = set()
+    for combination in found:
+        for choice in combination:
+            used.update(choice.providers)
+            for rp, _, _ in choice.allocs:
+                used.add(rp)
     if ctx.nested_aware:
-        roots = {ctx.providers[p].root_id for p in used}
-        ids = sorted(p.id for p in ctx.providers.values() if p.root_id in roots)
+        roots = {providers[p].root_id for p in used}
+        ids = sorted([p.id for p in providers.values() if p.root_id in roots])
     else:
         ids = sorted(used)
     if not ids:
@@ -64,15 +74,16 @@ def summaries(ctx: SearchContext, found: list) -> list:
                 class_names[rc] = name
     names = {}
     if version >= (1, 17):
-        wanted = {t for pid in ids for t in ctx.providers[pid].traits}
+        wanted = set()
+        for pid in ids:
+            wanted |= providers[pid].traits
         names = sql.trait_names(wanted) if wanted else {}
-    providers = ctx.providers
     summaries = []
     # Plain loops: a comprehension is a function call, and a nested answer
     # has 7,000 summaries of one or two classes each.
     for pid in ids:
         if pid in complete:
-            entries = read.get(pid, [])
+            entries = read.get(pid, ())
             if not all_classes:
                 entries = [e for e in entries if e[1] in requested]
         else:
@@ -85,11 +96,20 @@ def summaries(ctx: SearchContext, found: list) -> list:
             resources[class_names[rc]] = {"capacity": capacity, "used": used_now}
         p = providers[pid]
         parent = providers.get(p.parent_id)
-        summaries.append(ProviderSummary(
+        summaries.append(_new_summary((
             p.uuid,
             resources,
-            [names[t] for t in sorted(p.traits)] if names and p.traits else [],
+            _trait_names(p.traits, names) if names and p.traits else [],
             parent.uuid if parent else None,
             providers[p.root_id].uuid,
-        ))
+        )))
     return summaries
+
+
+def _trait_names(traits: set, names: dict) -> list:
+    """The names of ``traits``, by trait id; most providers have one,
+    which needs no sorting."""
+    if len(traits) == 1:
+        for trait in traits:
+            return [names[trait]]
+    return [names[t] for t in sorted(traits)]

@@ -40,20 +40,19 @@ def _allocation_requests(requests, version) -> list:
             }
             for r in requests
         ]
-    if version >= (1, 34):
-        return [
-            {
-                "allocations": {
-                    uuid: {"resources": resources} for uuid, resources in r.allocations.items()
-                },
-                "mappings": r.mappings,
-            }
-            for r in requests
-        ]
-    return [
-        {"allocations": {uuid: {"resources": resources} for uuid, resources in r.allocations.items()}}
-        for r in requests
-    ]
+    # Loops, not a comprehension in a comprehension: the inner one would be
+    # a function call per request, and a nested answer has thousands.
+    with_mappings = version >= (1, 34)
+    out = []
+    for r in requests:
+        allocations = {}
+        for uuid, resources in r.allocations.items():
+            allocations[uuid] = {"resources": resources}
+        if with_mappings:
+            out.append({"allocations": allocations, "mappings": r.mappings})
+        else:
+            out.append({"allocations": allocations})
+    return out
 
 
 def _summaries(summaries, version) -> dict:
