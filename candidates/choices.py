@@ -11,6 +11,7 @@ limit.
 from __future__ import annotations
 
 from itertools import product
+from math import prod
 
 from django.conf import settings
 
@@ -125,10 +126,10 @@ class Trees:
         self.filtered = {id(g): _filters(g) for g in ctx.groups}
         self.placed = {id(g): _placed(g) for g in ctx.groups}
         self.usable = {id(g): {} for g in ctx.groups}
-        # Whether a tree's root is judged at all: most requests have no
-        # root_required, and the test would be a call a tree.
-        request = ctx.request
-        self.root_judged = bool(request.root_required or request.root_forbidden)
+        # How each group is met in a tree of several providers: decided once,
+        # not per tree (functions, not bound methods: no cycle through self).
+        self.builder = {id(g): Trees._single if g.spec.use_same_provider else Trees._spread
+                        for g in ctx.groups}
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -217,14 +218,12 @@ class Trees:
         ``holders`` of that pool, needed unless the pool is one provider)."""
         if len(pool) == 1:
             return self._alone(group, pool[0])
-        if group.spec.use_same_provider:
-            return self._single(group, root, holders)
-        return self._spread(group, root, holders)
+        return self.builder[id(group)](self, group, root, holders)
 
     def tree(self, root):
         """One choice list per group for tree ``root``, or None when the
         tree cannot serve the request."""
-        if self.root_judged and not self.root_ok(root):
+        if not self.root_ok(root):
             return None
         pool = self.pool(root)
         lists = []
@@ -235,13 +234,9 @@ class Trees:
                     return None
                 lists.append(options)
             return lists
-        # As choices() does, without its call a group and tree.
-        holders = self.holders(pool)
+        holders, builder = self.holders(pool), self.builder
         for group in self.ctx.groups:
-            if group.spec.use_same_provider:
-                options = self._single(group, root, holders)
-            else:
-                options = self._spread(group, root, holders)
+            options = builder[id(group)](self, group, root, holders)
             if not options:
                 return None
             lists.append(options)
@@ -325,10 +320,7 @@ class Trees:
             if not able:
                 return []
             options.append(able)
-        picks = 1
-        for able in options:
-            picks *= len(able)
-        self._count_picks(picks)
+        self._count_picks(prod(map(len, options)))
         providers = ctx.providers
         out = []
         for pick in product(*options):

@@ -207,8 +207,7 @@ def _one_group_requests(ctx: SearchContext, found: list, suffix: str) -> list:
 
 def _merged_requests(ctx: SearchContext, found: list, suffixes: list) -> list:
     # Loops, not a comprehension in a comprehension (a function call per
-    # provider); most providers give one class, which needs no sorting, and
-    # every suffixed group maps to one provider, which needs no call.
+    # provider); most providers give one class, which needs no sorting.
     providers, class_names = ctx.providers, ctx.class_names
     out = []
     for combination in found:
@@ -220,9 +219,7 @@ def _merged_requests(ctx: SearchContext, found: list, suffixes: list) -> list:
                     merged[rp] = {rc: amount}
                 else:
                     per[rc] = per.get(rc, 0) + amount
-            chosen = choice.providers
-            mappings[suffix] = ([providers[chosen[0]].uuid] if len(chosen) == 1
-                                else _mapped(providers, chosen))
+            mappings[suffix] = _mapped(providers, choice.providers)
         allocations = {}
         for rp, res in merged.items():
             if len(res) == 1:
