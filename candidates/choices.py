@@ -25,15 +25,12 @@ from candidates.context import (
     load_trees,
 )
 from placement_core import errors
+from providers.models import unit_ok
 
 
 def amount_fits(entry, amount) -> bool:
     capacity, used, min_unit, max_unit, step = entry
-    # providers.models.unit_ok's test, written out: this runs for every
-    # inventory a group could use (8,000 on the nested bench), and a call
-    # costs more than the test.
-    return (min_unit <= amount <= max_unit and (not step or amount % step == 0)
-            and used + amount <= capacity)
+    return unit_ok(amount, min_unit, max_unit, step) and used + amount <= capacity
 
 
 # Loops rather than all() over a generator: these run once a provider or a
