@@ -19,15 +19,15 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.scratch import django_on, empty_database  # noqa: E402
 
 
 def console(nodes, repeat, per_node=1):
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -35,9 +35,7 @@ def console(nodes, repeat, per_node=1):
     from tests.console.populate import populate, record_failures
     from tests.console.test_pages import fetch, thousand_provider_pages
 
-    call_command("migrate", verbosity=0, interactive=False)
-    call_command("flush", verbosity=0, interactive=False)
-    call_command("migrate", verbosity=0, interactive=False)  # the catalog sync after flush
+    empty_database()
     start = time.perf_counter()
     data = populate(nodes)
     if per_node > 1:
@@ -169,20 +167,11 @@ def main():
     parser.add_argument("--consumers-per-node", type=int, default=1,
                         help="instances on each NUMA cell (default 1; 10 for a busy cloud)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="placement-bench-") as tmp:
-        os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{tmp}/console.sqlite3"
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
-        # The API calls that record scheduling failures authenticate as the tests do.
-        os.environ["PLACEMENT_AUTH_STRATEGY"] = "noauth2"
-        # The console is off unless enabled (a 404 otherwise).
-        os.environ["PLACEMENT_CONSOLE"] = "1"
-        # Headroom on the overview counts two flavors, as on a real cloud.
-        os.environ.setdefault("PLACEMENT_FLAVORS", "m1.small=VCPU:1,MEMORY_MB:2048; "
-                                                   "m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80")
-        sys.path.insert(0, ROOT)
-        import django
-
-        django.setup()
+    # Headroom on the overview counts two flavors, as on a real cloud.
+    os.environ.setdefault("PLACEMENT_FLAVORS", "m1.small=VCPU:1,MEMORY_MB:2048; "
+                                               "m1.large=VCPU:4,MEMORY_MB:8192,DISK_GB:80")
+    # The console is off unless enabled (a 404 otherwise).
+    with django_on(args.database_url, "console", PLACEMENT_CONSOLE="1"):
         if not args.skip_combiner:
             combiner()
         console(args.nodes, args.repeat, args.consumers_per_node)

@@ -18,24 +18,22 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.scratch import django_on, empty_database  # noqa: E402
 
 
 def load(hosts, devices):
-    from django.core.management import call_command
     from django.db import transaction
     from django.db.models import F
 
     from providers.models import Inventory, ResourceProvider
     from resource_classes.models import ResourceClass
 
-    call_command("migrate", verbosity=0, interactive=False)
-    call_command("flush", verbosity=0, interactive=False)
-    call_command("migrate", verbosity=0, interactive=False)  # the catalog sync after flush
+    empty_database()
     classes = {c.name: c for c in ResourceClass.objects.filter(
         name__in=["VCPU", "MEMORY_MB", "VGPU"])}
     with transaction.atomic():
@@ -88,15 +86,8 @@ def main():
     parser.add_argument("--database-url", default="",
                         help="a scratch database to fill (emptied first); default: temp SQLite")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="placement-bench-") as tmp:
-        os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{tmp}/wide.sqlite3"
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
-        os.environ["PLACEMENT_AUTH_STRATEGY"] = "noauth2"
-        os.environ.setdefault("PLACEMENT_LOG_LEVEL", "WARNING")
-        sys.path.insert(0, ROOT)
-        import django
-
-        django.setup()
+    os.environ.setdefault("PLACEMENT_LOG_LEVEL", "WARNING")
+    with django_on(args.database_url, "wide"):
         began = time.perf_counter()
         load(args.hosts, args.devices)
         print(f"== wide trees: {args.hosts} hosts x {args.devices} devices loaded in "
