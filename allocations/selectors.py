@@ -24,10 +24,14 @@ from datetime import datetime, timezone
 
 import os_traits
 from django.conf import settings
+from django.db import connections
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
 from allocations.models import Allocation, Consumer
+from placement_core import errors
+from placement_core.replica import read_alias
+from placement_core.uuids import normalize_uuid
 from providers.models import (
     Inventory,
     ProviderAggregate,
@@ -49,64 +53,110 @@ def _now():
     return datetime.now(timezone.utc)
 
 
+def _utc(value):
+    """A timestamp read by raw SQL as the models read it (UTCDateTimeField):
+    upstream's columns hold UTC without a zone."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value
+
+
+def _rows(sql, params):
+    """The rows of one read, from the database the ORM would read from."""
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 @dataclass
 class ConsumerView:
-    """A consumer's allocations, as ``GET /allocations/{uuid}`` shows them."""
+    """A consumer's allocations, as ``GET /allocations/{uuid}`` shows them;
+    ``exists`` is False for a consumer that holds none (the rest unset)."""
 
-    consumer: Consumer | None
+    exists: bool
     # provider uuid -> {"generation": int, "resources": {class: used}}
-    allocations: dict = field(default_factory=dict)
-    last_modified: datetime | None = None
+    allocations: dict
+    last_modified: datetime
+    project_id: str | None = None
+    user_id: str | None = None
+    generation: int | None = None
+    consumer_type: str = UNKNOWN_CONSUMER_TYPE
 
-    @property
-    def consumer_type(self) -> str:
-        ctype = self.consumer.consumer_type if self.consumer else None
-        return ctype.name if ctype else UNKNOWN_CONSUMER_TYPE
+
+# The consumer's owners come from scalar subqueries rather than joins: with
+# every table joined, PostgreSQL spent 0.65 ms planning a read it runs in 0.05.
+_CONSUMER_ALLOCATIONS = """
+SELECT rp.uuid, rp.generation, rc.name, a.used, a.created_at, a.updated_at, c.generation,
+       (SELECT p.external_id FROM projects p WHERE p.id = c.project_id),
+       (SELECT u.external_id FROM users u WHERE u.id = c.user_id),
+       (SELECT t.name FROM consumer_types t WHERE t.id = c.consumer_type_id)
+FROM allocations a
+JOIN consumers c ON c.uuid = a.consumer_id
+JOIN resource_providers rp ON rp.id = a.resource_provider_id
+JOIN resource_classes rc ON rc.id = a.resource_class_id
+WHERE a.consumer_id = %s
+ORDER BY a.resource_provider_id, a.resource_class_id
+"""
 
 
 def consumer_allocations(*, consumer_uuid: str) -> ConsumerView:
+    """One statement (:data:`_CONSUMER_ALLOCATIONS`)."""
     if "\x00" in consumer_uuid:
-        return ConsumerView(consumer=None, last_modified=_now())
-    rows = list(
-        Allocation.objects.filter(consumer__uuid=consumer_uuid)
-        .select_related("resource_provider", "resource_class", "consumer__project",
-                        "consumer__user", "consumer__consumer_type")
-        .order_by("resource_provider_id", "resource_class_id")
-    )
-    if not rows:
-        return ConsumerView(consumer=None, last_modified=_now())
+        return ConsumerView(exists=False, allocations={}, last_modified=_now())
+    rows = _rows(_CONSUMER_ALLOCATIONS, [consumer_uuid])
+    # A consumer whose project or user row is gone (the shared tables hold
+    # no foreign keys) holds nothing, as a join on them would find.
+    if not rows or rows[0][7] is None or rows[0][8] is None:
+        return ConsumerView(exists=False, allocations={}, last_modified=_now())
     allocations = {}
-    for row in rows:
-        rp = row.resource_provider
-        entry = allocations.setdefault(rp.uuid, {"generation": rp.generation, "resources": {}})
-        entry["resources"][row.resource_class.name] = row.used
-    last_modified = max(row.updated_at or row.created_at for row in rows)
-    return ConsumerView(consumer=rows[0].consumer, allocations=allocations,
-                        last_modified=last_modified)
+    for rp_uuid, rp_generation, class_name, used, *_ in rows:
+        entry = allocations.setdefault(rp_uuid, {"generation": rp_generation, "resources": {}})
+        entry["resources"][class_name] = used
+    last_modified = max(_utc(updated_at or created_at)
+                        for _, _, _, _, created_at, updated_at, *_ in rows)
+    *_, generation, project_id, user_id, consumer_type = rows[0]
+    return ConsumerView(exists=True, allocations=allocations, last_modified=last_modified,
+                        project_id=project_id, user_id=user_id, generation=generation,
+                        consumer_type=consumer_type or UNKNOWN_CONSUMER_TYPE)
+
+
+# The provider left-joined to its allocations: a provider without any is one
+# row of nulls, no provider is no row (a 404), in one round trip.
+_PROVIDER_ALLOCATIONS = """
+SELECT rp.generation, a.consumer_id, rc.name, a.used, a.updated_at, c.generation
+FROM resource_providers rp
+LEFT JOIN (allocations a
+           JOIN consumers c ON c.uuid = a.consumer_id
+           JOIN resource_classes rc ON rc.id = a.resource_class_id)
+       ON a.resource_provider_id = rp.id
+WHERE rp.uuid = %s
+ORDER BY a.consumer_id, a.resource_class_id
+"""
 
 
 def provider_allocations(*, provider_uuid: str, with_generations: bool = False):
-    """(provider, {consumer uuid: {"resources": {class: used}}}, last_modified).
+    """(provider generation, {consumer uuid: {"resources": {class: used}}},
+    last_modified), in one statement (:data:`_PROVIDER_ALLOCATIONS`); 404
+    as ``providers.selectors.provider_get``'s.
 
     ``with_generations`` (1.28+) adds each consumer's ``consumer_generation``.
     """
-    provider = provider_get(uuid=provider_uuid)
-    rows = (
-        Allocation.objects.filter(resource_provider_id=provider.pk)
-        .order_by("consumer_id", "resource_class_id")
-        .values_list("consumer_id", "resource_class__name", "used", "updated_at",
-                     "consumer__generation")
-    )
+    canonical = normalize_uuid(provider_uuid)
+    rows = _rows(_PROVIDER_ALLOCATIONS, [canonical]) if canonical is not None else []
+    if not rows:
+        raise errors.NotFound(f"No resource provider with uuid {provider_uuid} found")
     allocations = {}
     last_modified = None
-    for consumer_uuid, class_name, used, updated_at, generation in rows:
+    for _, consumer_uuid, class_name, used, updated_at, generation in rows:
+        if consumer_uuid is None:
+            break  # the provider holds no allocations
         entry = allocations.setdefault(consumer_uuid, {"resources": {}})
         entry["resources"][class_name] = used
         if with_generations:
             entry["consumer_generation"] = generation
         if updated_at and (last_modified is None or updated_at > last_modified):
             last_modified = updated_at
-    return provider, allocations, last_modified or _now()
+    return rows[0][0], allocations, _utc(last_modified) or _now()
 
 
 def provider_usages(*, provider_uuid: str):

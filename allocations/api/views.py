@@ -117,12 +117,12 @@ class ConsumerAllocationsView(PlacementView):
         consumer_uuid = normalize_uuid(consumer_uuid) or consumer_uuid
         view = selectors.consumer_allocations(consumer_uuid=consumer_uuid)
         body = {"allocations": view.allocations}
-        if view.consumer is not None:
+        if view.exists:
             if mv >= (1, 12):
-                body["project_id"] = view.consumer.project.external_id
-                body["user_id"] = view.consumer.user.external_id
+                body["project_id"] = view.project_id
+                body["user_id"] = view.user_id
             if mv >= (1, 28):
-                body["consumer_generation"] = view.consumer.generation
+                body["consumer_generation"] = view.generation
             if mv >= (1, 38):
                 body["consumer_type"] = view.consumer_type
         return json_response(body, last_modified=view.last_modified)
@@ -186,10 +186,10 @@ class ProviderAllocationsView(PlacementView):
     )
     def get(self, request, uuid):
         authorize(request, "placement:resource_providers:allocations:list")
-        provider, allocations, changed = selectors.provider_allocations(
+        generation, allocations, changed = selectors.provider_allocations(
             provider_uuid=uuid, with_generations=request.placement_mv >= (1, 28))
         return json_response(
-            {"allocations": allocations, "resource_provider_generation": provider.generation},
+            {"allocations": allocations, "resource_provider_generation": generation},
             last_modified=changed,
         )
 

@@ -2,6 +2,7 @@
 import re
 
 import pytest
+from django.db import connection
 
 from allocations.models import Allocation, Consumer, Project
 from tests.factories import AllocationFactory, ConsumerFactory, resource_class
@@ -86,25 +87,49 @@ def test_provider_allocations_unknown_provider(api):
     assert r.json()["errors"][0]["title"] == "Not Found"
 
 
-def test_provider_allocations_query_count(api, provider, django_assert_max_num_queries):
+def test_provider_allocations_query_count(api, provider, django_assert_num_queries):
     for _ in range(20):
         AllocationFactory(resource_provider=provider,
                           consumer=ConsumerFactory(project=Project.objects.get_or_create(
                               external_id=PROJECT)[0]),
                           resource_class=resource_class("VCPU"))
-    with django_assert_max_num_queries(3):
+    # The provider and its allocations in one statement.
+    with django_assert_num_queries(1):
         r = api.get(f"/resource_providers/{provider.uuid}/allocations")
     assert r.status_code == 200
     assert len(r.json()["allocations"]) == 20
 
 
-def test_consumer_allocations_query_count(api, consumer, django_assert_max_num_queries):
-    with django_assert_max_num_queries(2):
+def test_provider_without_allocations(api, provider, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        r = api.get(f"/resource_providers/{provider.uuid.upper()}/allocations", mv="1.39")
+    assert r.status_code == 200
+    assert r.json() == {"allocations": {}, "resource_provider_generation": provider.generation}
+    assert HTTP_DATE.match(r["last-modified"])
+
+
+def test_consumer_allocations_query_count(api, consumer, django_assert_num_queries):
+    with django_assert_num_queries(1):
         r = api.get(f"/allocations/{consumer}", mv="1.38")
     assert r.status_code == 200
     got = r.json()
     assert got["consumer_type"] == "INSTANCE" and got["consumer_generation"] == 1
     assert sum(len(a["resources"]) for a in got["allocations"].values()) == 3
+
+
+def test_consumer_without_type(api, provider):
+    uuid = new_uuid()
+    api.put(f"/allocations/{uuid}", mv="1.28", json=body({provider.uuid: {"VCPU": 1}},
+                                                          consumer_generation=None))
+    assert api.get(f"/allocations/{uuid}", mv="1.38").json()["consumer_type"] == "unknown"
+
+
+def test_consumer_whose_project_row_is_gone_holds_nothing(api, consumer):
+    # The shared tables hold no foreign keys; a consumer's project can be
+    # missing, and such a consumer reads as one without allocations.
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM projects WHERE external_id = %s", [PROJECT])
+    assert api.get(f"/allocations/{consumer}", mv="1.38").json() == {"allocations": {}}
 
 
 def test_delete(api, consumer, provider):
