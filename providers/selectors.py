@@ -10,6 +10,8 @@ root uuids come from two self-joins, so the whole page costs one query
 """
 from dataclasses import dataclass
 
+from django.db import connections
+
 from django.db.models import (
     F,
     IntegerField,
@@ -22,6 +24,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lower, Mod
 
 from placement_core import errors
+from placement_core.replica import read_alias
 from placement_core.uuids import normalize_uuid
 from placement_core.querystring import MemberOf, RequiredTraits
 from providers.models import (
@@ -290,6 +293,16 @@ def provider_rows(qs):
 PROVIDER_LIST_COLUMNS = ("id", "uuid", "name", "generation", "parent_id", "root_id")
 
 
+def _every_list_row():
+    """PROVIDER_LIST_COLUMNS of every provider, by id, written out: the ORM
+    spent more than the read itself turning 1,000 rows into tuples (0.7 ms
+    against 0.3). Sorted as ``provider_list_rows`` sorts."""
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute("SELECT id, uuid, name, generation, parent_provider_id, root_provider_id "
+                       "FROM resource_providers")
+        return sorted(cursor.fetchall())
+
+
 def provider_list_rows(qs=None):
     """The API list of a provider queryset (None: every provider), by id:
     ``(rows, uuid_of)``, the rows tuples of PROVIDER_LIST_COLUMNS (no dicts
@@ -303,19 +316,17 @@ def provider_list_rows(qs=None):
     lie outside it is read again with the joins, so both reads see one
     snapshot each and never mix. The renderer looks the uuids up itself,
     so no second list of rows is built."""
-    whole = qs is None
-    if whole:
-        qs = ResourceProvider.objects.all()
+    if qs is None:
+        rows = _every_list_row()
+        # Every provider a row names is a row itself: the foreign keys hold
+        # in the one snapshot the read sees.
+        return rows, {pk: uuid for pk, uuid, *_ in rows}
     # Sorted here, not by the database: PostgreSQL read 1,000 providers in
     # id order by the primary-key index in 0.9 ms, in table order in 0.55
     # ms, and they come nearly in id order, which Python sorts in one pass.
     qs = qs.order_by()
     rows = sorted(qs.values_list(*PROVIDER_LIST_COLUMNS))
     uuid_of = {pk: uuid for pk, uuid, *_ in rows}
-    if whole:
-        # Every provider a row names is a row itself: the foreign keys hold
-        # in the one snapshot the read sees.
-        return rows, uuid_of
     # A root has no parent, and a row without a root (as an old database
     # may hold) shows it as null: neither needs a uuid.
     referenced = {parent for *_, parent, _ in rows}
