@@ -5,7 +5,7 @@ boot) costs mostly round trips to the database and the ORM's building of
 each statement (about a third of a millisecond each for the provider lock,
 the allocation insert, the generation bump and the history insert, as
 much as the statement itself on loopback). Two reads here replace eight
-of the ORM's, and two writes take no ORM building:
+of the ORM's, and three writes take no ORM building:
 
 - :func:`lookup`: every name the write refers to (provider uuids, resource
   class names, project and user ids, consumer types, the consumers and the
@@ -19,8 +19,8 @@ of the ORM's, and two writes take no ORM building:
   (which providers to have locked, what an over-capacity provider held).
 - :func:`lock_allocations`: the existing consumers' allocation rows, locked
   before the providers (upstream's writers' order, for a shared database).
-- :func:`insert_allocations`, :func:`insert_changes`: the write's plain
-  inserts.  Its provider lock and generation bump are
+- :func:`insert_consumers`, :func:`insert_allocations`, :func:`insert_changes`:
+  the write's plain inserts.  Its provider lock and generation bump are
   ``providers.locking``'s, written out in SQL there too.
 
 Values are compared as the database compares them: under MySQL's
@@ -199,6 +199,18 @@ def _insert(table: str, columns, rows) -> None:
             batch = rows[start:start + size]
             cursor.execute(head + ", ".join([one] * len(batch)),
                            [value for row in batch for value in row])
+
+
+def insert_consumers(rows) -> None:
+    """Insert consumer rows: (uuid, project id, user id, consumer type id, generation).
+
+    INSERT INTO consumers (uuid, project_id, user_id, consumer_type_id,
+        generation, created_at, updated_at) VALUES (...), ...
+    """
+    now = _now()
+    _insert("consumers", ("uuid", "project_id", "user_id", "consumer_type_id", "generation",
+                          "created_at", "updated_at"),
+            [(*row, now, now) for row in rows])
 
 
 def insert_allocations(rows) -> None:

@@ -78,3 +78,13 @@ def test_existing_consumer_is_moved_as_before(api):
     got = api.get(f"/allocations/{consumer}", mv="1.28").json()
     assert got["consumer_generation"] == 2
     assert got["allocations"][rp.uuid]["resources"] == {"VCPU": 2}
+
+
+def test_new_consumer_given_nothing_is_not_kept(api):
+    # Inserted by the write (without an id read back) and deleted by it:
+    # a consumer exists only with allocations.
+    consumer = str(uuid.uuid4())
+    body = {"allocations": {}, "project_id": "p", "user_id": "u", "consumer_generation": None}
+    response = api.put(f"/allocations/{consumer}", mv="1.28", json=body)
+    assert response.status_code == 204, response.content
+    assert not Consumer.objects.filter(uuid=consumer).exists()
