@@ -2,9 +2,10 @@
 
 Outermost first, what every request goes through (placement_site.wsgi):
 
-* ``HTTPProxyToWSGI``: with ``[oslo_middleware] enable_proxy_headers_parsing``,
-  the scheme, host, client address and path prefix a proxy reports in
-  ``Forwarded`` / ``X-Forwarded-*`` replace the connection's;
+* ``HTTPProxyToWSGI``, only with ``[oslo_middleware] enable_proxy_headers_parsing``
+  (an option read at start-up, as upstream's is): the scheme, host, client
+  address and path prefix a proxy reports in ``Forwarded`` /
+  ``X-Forwarded-*`` replace the connection's;
 * ``RequestId``: a ``req-<uuid>`` per request in ``openstack.request_id``
   (the edge, the request log and every log line use it) and a valid
   ``X-OpenStack-Request-ID`` from the caller in ``openstack.global_request_id``;
@@ -115,6 +116,8 @@ def build(app, conf):
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     app = RequestId(app, conf)
-    if conf.oslo_middleware.enable_proxy_headers_parsing:
-        app = ClientAddress(app)
-    return http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    if not conf.oslo_middleware.enable_proxy_headers_parsing:
+        # Off, HTTPProxyToWSGI changes nothing, yet turned every answer into
+        # a webob response and back (0.045 ms a request, a sixth of GET /).
+        return app
+    return http_proxy_to_wsgi.HTTPProxyToWSGI(ClientAddress(app), conf)
