@@ -99,6 +99,12 @@ def keystone_context(request):
     )
 
 
+def taken_by_edge(request) -> bool:
+    """Whether the edge took ``request`` as an API request (its request id
+    is set then, and only then)."""
+    return getattr(request, "placement_request_id", None) is not None
+
+
 def authenticate(request):
     if settings.PLACEMENT_AUTH_STRATEGY == "noauth2":
         return noauth2_context(request)

@@ -113,11 +113,14 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files (WhiteNoise), before sessions and auth: no database work.
     "placement_site.staticfiles.PlacementStaticMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Sessions, log-in and messages are for the site's pages only: API
+    # requests pass them by (placement_site/site_middleware.py). CSRF stays
+    # Django's own, as `check --deploy` wants it (API views are exempt).
+    "placement_site.site_middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "placement_site.site_middleware.AuthenticationMiddleware",
+    "placement_site.site_middleware.MessageMiddleware",
     # /admin/ only: NUL characters, 100 KB searches and ids that are not ids
     # are refused with a 400 page before Django's views read them.
     "placement_core.admin.AdminInputMiddleware",
