@@ -117,7 +117,7 @@ def consumer_allocations(*, consumer_uuid: str) -> ConsumerView:
     *_, generation, project_id, user_id, consumer_type = rows[0]
     return ConsumerView(exists=True, allocations=allocations, last_modified=last_modified,
                         project_id=project_id, user_id=user_id, generation=generation,
-                        consumer_type=consumer_type or UNKNOWN_CONSUMER_TYPE)
+                        consumer_type=UNKNOWN_CONSUMER_TYPE if consumer_type is None else consumer_type)
 
 
 # The provider left-joined to its allocations: a provider without any is one
