@@ -395,6 +395,7 @@ def problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
         return frozenset(chain)
 
     isolate = ctx.request.group_policy == "isolate"
+    asked = [cid for g in ctx.groups for cid in g.resources]  # a class twice: two groups
     return combiner.Problem(
         capacity=ctx.free,
         isolated_groups=[bool(g.spec.use_same_provider and isolate) for g in ctx.groups],
@@ -403,5 +404,6 @@ def problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
         root_of=_Lazy(lambda pid: providers[pid].root_id),
         sharing=ctx.sharing,
         nested_aware=ctx.nested_aware,
+        classes_shared=len(set(asked)) < len(asked),
         max_placements=max_placements,
     )

@@ -69,6 +69,11 @@ class Problem:
     # trees they reach, so it is read afresh for every combination
     sharing: set
     nested_aware: bool = True
+    # Whether two groups can take from one (provider, class): False when no
+    # resource class is asked by two groups. Then what each choice fits on
+    # its own (see Choice) fits together, and the walk keeps no account of
+    # the capacity used (the nested bench: three groups of distinct classes).
+    classes_shared: bool = True
     # Work done so far: how many times a group's choice was placed on the
     # partial combination (tests bound it; the benchmark reports it).
     placements: int = 0
@@ -180,6 +185,7 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
     group = state.order[depth]
     isolate = problem.isolated_groups[group]
     checks = state.checks_at[depth]
+    shared = problem.classes_shared
     # The last group's choice is yielded here rather than one level down (a
     # generator a candidate fewer), and needs no bookkeeping: nothing is
     # placed after it.
@@ -187,15 +193,16 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
     for choice in state.choices[group]:
         if isolate and choice.providers and choice.providers[0] in isolated_taken:
             continue
-        fits = True
-        for provider, klass, amount in choice.allocs:
-            free, max_unit = capacity[(provider, klass)]
-            total = used.get((provider, klass), 0) + amount
-            if total > free or total > max_unit:
-                fits = False
-                break
-        if not fits:
-            continue
+        if shared:
+            fits = True
+            for provider, klass, amount in choice.allocs:
+                free, max_unit = capacity[(provider, klass)]
+                total = used.get((provider, klass), 0) + amount
+                if total > free or total > max_unit:
+                    fits = False
+                    break
+            if not fits:
+                continue
         picked[group] = choice
         if checks and not _checks_ok(checks, picked, problem.ancestors):
             continue
@@ -203,15 +210,17 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
         if last:
             yield tuple(picked)
             continue
-        for provider, klass, amount in choice.allocs:
-            used[(provider, klass)] = used.get((provider, klass), 0) + amount
+        if shared:
+            for provider, klass, amount in choice.allocs:
+                used[(provider, klass)] = used.get((provider, klass), 0) + amount
         if isolate and choice.providers:
             isolated_taken.add(choice.providers[0])
         yield from _walk(state, depth + 1)
         if isolate and choice.providers:
             isolated_taken.discard(choice.providers[0])
-        for provider, klass, amount in choice.allocs:
-            used[(provider, klass)] -= amount
+        if shared:
+            for provider, klass, amount in choice.allocs:
+                used[(provider, klass)] -= amount
     picked[group] = None
 
 

@@ -74,6 +74,18 @@ def test_usage_counts_against_capacity(api, world):
     assert summary[rp.uuid]["resources"]["VCPU"] == {"capacity": 4, "used": 3}
 
 
+def test_groups_asking_one_class_share_its_free_capacity(api, world):
+    # The combiner keeps an account of what the groups take together only
+    # when two of them ask for one class; here they do, and the one free
+    # VCPU fits either group but not both.
+    rp = world.provider("cn", inventory={"VCPU": 2, "DISK_GB": 10})
+    world.allocate(rp, "VCPU", 1)
+    query = URL + "?resources1=VCPU:1&resources2=VCPU:1&group_policy=none"
+    assert api.get(query, mv="1.25").json()["allocation_requests"] == []
+    query = URL + "?resources1=VCPU:1&resources2=DISK_GB:10&group_policy=none"
+    assert len(api.get(query, mv="1.25").json()["allocation_requests"]) == 1
+
+
 def test_limit(api, shared):
     body = api.get(URL + "?resources=VCPU:1,MEMORY_MB:1024,DISK_GB:100&limit=1", mv="1.16").json()
     assert len(body["allocation_requests"]) == 1
