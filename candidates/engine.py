@@ -39,12 +39,11 @@ from django.conf import settings
 from candidates import combiner
 from candidates.choices import Trees, problem
 from candidates.context import SearchContext, load_sharing, resolve, smallest_amounts
-from candidates.summaries import ProviderSummary, summaries
+from candidates.summaries import summaries
 from placement_core import errors
 from placement_core.querystring import CandidateRequest
 
-__all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_candidates",
-           "serving_roots"]
+__all__ = ["AllocationRequest", "CandidateResult", "find_candidates", "serving_roots"]
 
 
 # -- What comes out ---------------------------------------------------------------
@@ -52,8 +51,8 @@ __all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_cand
 
 class AllocationRequest(NamedTuple):
     """One candidate: {provider uuid: {class name: amount}} and, per group
-    suffix, the uuids of the providers that group uses. A named tuple, like
-    ProviderSummary: a large answer builds thousands."""
+    suffix, the uuids of the providers that group uses. A named tuple: a
+    large answer builds thousands."""
 
     allocations: dict
     mappings: dict
@@ -66,7 +65,8 @@ _new_request = partial(tuple.__new__, AllocationRequest)
 @dataclass
 class CandidateResult:
     allocation_requests: list = field(default_factory=list)
-    provider_summaries: list = field(default_factory=list)  # by provider id
+    # {uuid: summary}, by provider id, as the answer shows it (candidates.summaries)
+    provider_summaries: dict = field(default_factory=dict)
 
 
 # -- The search ---------------------------------------------------------------------
