@@ -25,7 +25,7 @@ which several trees can reach, and those are filtered on the way out.
 """
 from dataclasses import dataclass
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 
@@ -108,33 +108,40 @@ def _same_subtree_ok(providers, ancestors):
 
 def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem,
                       plans: dict | None = None) -> Iterator[tuple]:
-    """Yield valid combinations (a tuple: one Choice per group) for one tree.
+    """The valid combinations (a tuple: one Choice per group) for one tree,
+    as the walk finds them.
 
     ``plans``: the walk plans (:func:`_plan`) already worked out, by the
     number of choices of each group, to reuse across the trees of one
-    search (most trees of a cloud have the same shape)."""
+    search (most trees of a cloud have the same shape).
+
+    A function returning the walk rather than a generator around it: one
+    generator fewer a tree, and one step fewer a combination."""
     count = len(choices)
     if count == 0:
-        return
+        return iter(())
     for options in choices:
         if not options:
-            return
+            return iter(())
     if count == 1 and not any(problem.same_subtree):
         # One group, nothing to isolate from or to check across groups: each
         # choice fits on its own (see Choice), so each is a combination.
         # (Checked before the walk's set-up: a flat cloud takes this way once
         # a tree.)
-        for choice in choices[0]:
-            _count_placement(problem)
-            yield (choice,)
-        return
+        return _each(choices[0], problem)
     shape = tuple([len(options) for options in choices])
     plan = plans.get(shape) if plans is not None else None
     if plan is None:
         plan = _plan(shape, problem.same_subtree)
         if plans is not None:
             plans[shape] = plan
-    yield from _walk(_Walk(choices, problem, *plan), 0)
+    return _walk(_Walk(choices, problem, *plan), 0)
+
+
+def _each(options: Sequence[Choice], problem: Problem) -> Iterator[tuple]:
+    for choice in options:
+        _count_placement(problem)
+        yield (choice,)
 
 
 def _plan(shape: tuple, same_subtree) -> tuple:
@@ -250,7 +257,8 @@ def combine(
     strategy: str = "depth-first",
     cap: int = -1,
 ) -> Iterator[tuple]:
-    """Yield ``(root, combination)`` pairs over all trees, at most ``cap`` (-1: all).
+    """The valid combinations over all trees, at most ``cap`` (-1: all), as
+    they are walked.
 
     ``trees``: ``(root id, per-group choice lists)`` pairs in the order the
     trees are to be tried.
@@ -274,23 +282,25 @@ def combine(
             seen_shared.add(key)
         return True
 
-    # Nothing to check across a combination (the usual case): no call for each.
     nested_aware = problem.nested_aware
-
     plans = {}
 
-    def per_tree(root, choices):
-        for combination in tree_combinations(choices, problem, plans):
-            if (nested_aware and not sharing) or valid(combination):
-                yield root, combination
+    def per_tree(choices):
+        combinations = tree_combinations(choices, problem, plans)
+        # Nothing to check across a combination (the usual case): no call
+        # for each. (``sharing`` is read as each tree comes: a limited
+        # search adds to it as it loads the trees, never within one.)
+        if nested_aware and not sharing:
+            return combinations
+        return filter(valid, combinations)
 
     if strategy == "breadth-first":
-        stream = _round_robin([per_tree(root, choices) for root, choices in trees])
+        stream = _round_robin([per_tree(choices) for _, choices in trees])
     else:
-        stream = (item for root, choices in trees for item in per_tree(root, choices))
+        stream = chain.from_iterable(per_tree(choices) for _, choices in trees)
     if cap is not None and cap >= 0:
         stream = islice(stream, cap)
-    yield from stream
+    return stream
 
 
 def _round_robin(generators):

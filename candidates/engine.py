@@ -160,7 +160,7 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
         (root, lists) for root in trees.load(smallest, page, produced=results.__len__)
         if (lists := trees.tree(root)) is not None
     )
-    for _, combination in combiner.combine(
+    for combination in combiner.combine(
         servable,
         problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
         strategy=strategy,

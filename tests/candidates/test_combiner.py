@@ -87,5 +87,6 @@ def test_breadth_first_takes_one_per_tree_in_turn():
     trees = [(root, [_choices([root])]) for root in (1, 2, 3)]
     problem = _problem([1, 2, 3], isolate=[False])
     problem.root_of = {1: 1, 2: 2, 3: 3}
-    got = [root for root, _ in combine(trees, problem, strategy="breadth-first", cap=2)]
+    got = [combination[0].providers[0]
+           for combination in combine(trees, problem, strategy="breadth-first", cap=2)]
     assert got == [1, 2]
