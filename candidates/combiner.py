@@ -33,7 +33,8 @@ class Choice(NamedTuple):
     """One way to satisfy one request group.
 
     ``providers``: the providers the group maps to (sorted ids; for a
-    suffixed group exactly one).  ``allocs``: ``(provider, class, amount)``
+    suffixed group exactly one), every provider of ``allocs`` among them
+    (the summaries count on it).  ``allocs``: ``(provider, class, amount)``
     triples (empty for a resourceless group), at most one per (provider,
     class), each fitting that inventory on its own (the engine offers no
     other): only what several groups take together is left to check.

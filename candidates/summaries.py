@@ -25,9 +25,7 @@ def summaries(ctx: SearchContext, found: list) -> dict:
     used = set()
     for combination in found:
         for choice in combination:
-            used.update(choice.providers)
-            for rp, _, _ in choice.allocs:
-                used.add(rp)
+            used.update(choice.providers)  # those of its allocs among them (see Choice)
     if ctx.nested_aware:
         roots = {providers[p].root_id for p in used}
         ids = sorted([p.id for p in providers.values() if p.root_id in roots])
