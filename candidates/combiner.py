@@ -235,6 +235,16 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
 def _checks_ok(checks, picked, ancestors) -> bool:
     """The same_subtree constraints completed at this depth hold."""
     for members in checks:
+        if len(members) == 2:
+            first, second = picked[members[0]].providers, picked[members[1]].providers
+            if len(first) == 1 and len(second) == 1:
+                # Two suffixed groups (the usual constraint): one provider
+                # each, and one of them above the other or the same. (A parent
+                # cycle is still found: the second's ancestors are always
+                # worked out, and the first's are among them or worked out.)
+                if first[0] in ancestors[second[0]] or second[0] in ancestors[first[0]]:
+                    continue
+                return False
         chosen = set()
         for member in members:
             chosen.update(picked[member].providers)
