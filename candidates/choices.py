@@ -97,6 +97,24 @@ def anchors(ctx: SearchContext, rp: int, p: TreeProvider) -> set:
     return anchors
 
 
+class _Group:
+    """What is fixed for the whole request about how one group is met,
+    worked out once rather than once a tree."""
+
+    __slots__ = ("group", "wanted", "filtered", "placed", "judged", "usable", "build")
+
+    def __init__(self, group: ResolvedGroup):
+        self.group = group
+        self.wanted = sorted(group.resources.items())  # (class, amount) pairs, by class id
+        self.filtered = _filters(group)  # whether the spread group filters its pool
+        self.placed = _placed(group)  # whether ``in_tree`` or ``member_of`` apply
+        self.judged = bool(group.required or group.forbidden)  # whether traits are judged
+        self.usable = {}  # provider -> passes the spread group's filters, as found
+        # How the group is met in a tree of several providers (a function,
+        # not a bound method: no cycle through the Trees).
+        self.build = Trees._single if group.spec.use_same_provider else Trees._spread
+
+
 class Trees:
     """The ways each group can be met, worked out one tree at a time.
 
@@ -115,18 +133,7 @@ class Trees:
             if rp in ctx.providers:
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
-        # Per group, worked out once rather than once a tree: its (class,
-        # amount) pairs by class id, whether it filters its pool, whether
-        # ``in_tree`` or ``member_of`` apply, and the providers found to pass
-        # the filters so far.
-        self.wanted = {id(g): sorted(g.resources.items()) for g in ctx.groups}
-        self.filtered = {id(g): _filters(g) for g in ctx.groups}
-        self.placed = {id(g): _placed(g) for g in ctx.groups}
-        self.usable = {id(g): {} for g in ctx.groups}
-        # How each group is met in a tree of several providers: decided once,
-        # not per tree (functions, not bound methods: no cycle through self).
-        self.builder = {id(g): Trees._single if g.spec.use_same_provider else Trees._spread
-                        for g in ctx.groups}
+        self.groups = [_Group(g) for g in ctx.groups]  # in the request's order
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -213,9 +220,10 @@ class Trees:
     def choices(self, group: ResolvedGroup, root, pool: list, holders: dict | None) -> list:
         """The ways ``group`` can be met in tree ``root`` (its ``pool``; the
         ``holders`` of that pool, needed unless the pool is one provider)."""
+        (way,) = [way for way in self.groups if way.group is group]
         if len(pool) == 1:
-            return self._alone(group, pool[0])
-        return self.builder[id(group)](self, group, root, holders)
+            return self._alone(way, pool[0])
+        return way.build(self, way, root, holders)
 
     def tree(self, root):
         """One choice list per group for tree ``root``, or None when the
@@ -225,52 +233,47 @@ class Trees:
         pool = self.pool(root)
         lists = []
         if len(pool) == 1:
-            for group in self.ctx.groups:
-                options = self._alone(group, pool[0])
+            for way in self.groups:
+                options = self._alone(way, pool[0])
                 if not options:
                     return None
                 lists.append(options)
             return lists
-        holders, builder = self.holders(pool), self.builder
-        for group in self.ctx.groups:
-            options = builder[id(group)](self, group, root, holders)
+        holders = self.holders(pool)
+        for way in self.groups:
+            options = way.build(self, way, root, holders)
             if not options:
                 return None
             lists.append(options)
         return lists
 
-    def _alone(self, group: ResolvedGroup, rp: int) -> list:
+    def _alone(self, way: _Group, rp: int) -> list:
         """A tree of one provider that no sharing provider reaches (every
         tree of a flat cloud): the group takes that provider or nothing. A
         suffixed and the unsuffixed group judge it alike there, as the one
         provider is the root (whose aggregates are the tree's) and the
         union of the traits used is its own; the unsuffixed group cannot
         come without resources (the parser refuses it)."""
-        inventory = self.ctx.inventory
-        wanted = self.wanted[id(group)]
+        inventory, group, wanted = self.ctx.inventory, way.group, way.wanted
         for rc, amount in wanted:
             entry = inventory.get((rp, rc))
             if entry is None or not amount_fits(entry, amount):
                 return []
         p = self.ctx.providers[rp]
-        if self.placed[id(group)] and not _placement_ok(self.ctx, group, p, spans_tree=True):
+        if way.placed and not _placement_ok(self.ctx, group, p, spans_tree=True):
             return []
-        if (group.required or group.forbidden) and not _traits_ok(
-                p.traits, group.required, group.forbidden):
+        if way.judged and not _traits_ok(p.traits, group.required, group.forbidden):
             return []
         if not group.spec.use_same_provider:
             self._count_picks(1)
         return [combiner.new_choice(((rp,), tuple([(rp, rc, amount) for rc, amount in wanted])))]
 
-    def _single(self, group: ResolvedGroup, root, holders: dict) -> list:
+    def _single(self, way: _Group, root, holders: dict) -> list:
         """A suffixed group, met by one provider alone: one of those holding
         its first class, with inventory checks before the costlier
         placement and trait checks."""
-        ctx = self.ctx
+        ctx, group, wanted = self.ctx, way.group, way.wanted
         inventory = ctx.inventory
-        wanted = self.wanted[id(group)]
-        placed = self.placed[id(group)]
-        traits = group.required or group.forbidden
         out = []
         # A group without resources may use any provider of the tree itself.
         for rp in holders.get(wanted[0][0], ()) if wanted else self.members.get(root, []):
@@ -280,20 +283,19 @@ class Trees:
                     break
             else:
                 p = ctx.providers[rp]
-                if placed and not _placement_ok(ctx, group, p, spans_tree=False):
+                if way.placed and not _placement_ok(ctx, group, p, spans_tree=False):
                     continue
-                if traits and not _traits_ok(p.traits, group.required, group.forbidden):
+                if way.judged and not _traits_ok(p.traits, group.required, group.forbidden):
                     continue
                 out.append(combiner.new_choice(((rp,), tuple([(rp, rc, a) for rc, a in wanted]))))
         return out
 
-    def _usable(self, group: ResolvedGroup, rp: int) -> bool:
+    def _usable(self, way: _Group, rp: int) -> bool:
         """The spread group's tree, aggregate and forbidden-trait filters."""
-        cache = self.usable[id(group)]
-        ok = cache.get(rp)
+        ok = way.usable.get(rp)
         if ok is None:
-            p = self.ctx.providers[rp]
-            ok = cache[rp] = _placement_ok(self.ctx, group, p, spans_tree=True) and not (
+            p, group = self.ctx.providers[rp], way.group
+            ok = way.usable[rp] = _placement_ok(self.ctx, group, p, spans_tree=True) and not (
                 group.forbidden and p.traits & group.forbidden)
         return ok
 
@@ -302,18 +304,16 @@ class Trees:
         if 0 <= self.work_limit < self.picks:
             raise combiner.TooMuchWork(self.picks)
 
-    def _spread(self, group: ResolvedGroup, root, holders: dict) -> list:
+    def _spread(self, way: _Group, root, holders: dict) -> list:
         """The unsuffixed group: every pick of one able provider per class
         in the tree's pool, judged on the union of their traits."""
-        ctx = self.ctx
+        ctx, group, wanted = self.ctx, way.group, way.wanted
         inventory = ctx.inventory
-        filtered = self.filtered[id(group)]
-        wanted = self.wanted[id(group)]
         options = []
         for rc, amount in wanted:
             able = [rp for rp in holders.get(rc, ())
                     if amount_fits(inventory[(rp, rc)], amount)
-                    and (not filtered or self._usable(group, rp))]
+                    and (not way.filtered or self._usable(way, rp))]
             if not able:
                 return []
             options.append(able)
@@ -395,6 +395,7 @@ def problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
         return frozenset(chain)
 
     isolate = ctx.request.group_policy == "isolate"
+    asked = [cid for g in ctx.groups for cid in g.resources]  # a class twice: two groups
     return combiner.Problem(
         capacity=ctx.free,
         isolated_groups=[bool(g.spec.use_same_provider and isolate) for g in ctx.groups],
@@ -403,5 +404,6 @@ def problem(ctx: SearchContext, max_placements: int = -1) -> combiner.Problem:
         root_of=_Lazy(lambda pid: providers[pid].root_id),
         sharing=ctx.sharing,
         nested_aware=ctx.nested_aware,
+        classes_shared=len(set(asked)) < len(asked),
         max_placements=max_placements,
     )

@@ -25,7 +25,7 @@ which several trees can reach, and those are filtered on the way out.
 """
 from dataclasses import dataclass
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 
@@ -33,7 +33,8 @@ class Choice(NamedTuple):
     """One way to satisfy one request group.
 
     ``providers``: the providers the group maps to (sorted ids; for a
-    suffixed group exactly one).  ``allocs``: ``(provider, class, amount)``
+    suffixed group exactly one), every provider of ``allocs`` among them
+    (the summaries count on it).  ``allocs``: ``(provider, class, amount)``
     triples (empty for a resourceless group), at most one per (provider,
     class), each fitting that inventory on its own (the engine offers no
     other): only what several groups take together is left to check.
@@ -69,6 +70,11 @@ class Problem:
     # trees they reach, so it is read afresh for every combination
     sharing: set
     nested_aware: bool = True
+    # Whether two groups can take from one (provider, class): False when no
+    # resource class is asked by two groups. Then what each choice fits on
+    # its own (see Choice) fits together, and the walk keeps no account of
+    # the capacity used (the nested bench: three groups of distinct classes).
+    classes_shared: bool = True
     # Work done so far: how many times a group's choice was placed on the
     # partial combination (tests bound it; the benchmark reports it).
     placements: int = 0
@@ -103,33 +109,40 @@ def _same_subtree_ok(providers, ancestors):
 
 def tree_combinations(choices: Sequence[Sequence[Choice]], problem: Problem,
                       plans: dict | None = None) -> Iterator[tuple]:
-    """Yield valid combinations (a tuple: one Choice per group) for one tree.
+    """The valid combinations (a tuple: one Choice per group) for one tree,
+    as the walk finds them.
 
     ``plans``: the walk plans (:func:`_plan`) already worked out, by the
     number of choices of each group, to reuse across the trees of one
-    search (most trees of a cloud have the same shape)."""
+    search (most trees of a cloud have the same shape).
+
+    A function returning the walk rather than a generator around it: one
+    generator fewer a tree, and one step fewer a combination."""
     count = len(choices)
     if count == 0:
-        return
+        return iter(())
     for options in choices:
         if not options:
-            return
+            return iter(())
     if count == 1 and not any(problem.same_subtree):
         # One group, nothing to isolate from or to check across groups: each
         # choice fits on its own (see Choice), so each is a combination.
         # (Checked before the walk's set-up: a flat cloud takes this way once
         # a tree.)
-        for choice in choices[0]:
-            _count_placement(problem)
-            yield (choice,)
-        return
+        return _each(choices[0], problem)
     shape = tuple([len(options) for options in choices])
     plan = plans.get(shape) if plans is not None else None
     if plan is None:
         plan = _plan(shape, problem.same_subtree)
         if plans is not None:
             plans[shape] = plan
-    yield from _walk(_Walk(choices, problem, *plan), 0)
+    return _walk(_Walk(choices, problem, *plan), 0)
+
+
+def _each(options: Sequence[Choice], problem: Problem) -> Iterator[tuple]:
+    for choice in options:
+        _count_placement(problem)
+        yield (choice,)
 
 
 def _plan(shape: tuple, same_subtree) -> tuple:
@@ -180,6 +193,7 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
     group = state.order[depth]
     isolate = problem.isolated_groups[group]
     checks = state.checks_at[depth]
+    shared = problem.classes_shared
     # The last group's choice is yielded here rather than one level down (a
     # generator a candidate fewer), and needs no bookkeeping: nothing is
     # placed after it.
@@ -187,15 +201,16 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
     for choice in state.choices[group]:
         if isolate and choice.providers and choice.providers[0] in isolated_taken:
             continue
-        fits = True
-        for provider, klass, amount in choice.allocs:
-            free, max_unit = capacity[(provider, klass)]
-            total = used.get((provider, klass), 0) + amount
-            if total > free or total > max_unit:
-                fits = False
-                break
-        if not fits:
-            continue
+        if shared:
+            fits = True
+            for provider, klass, amount in choice.allocs:
+                free, max_unit = capacity[(provider, klass)]
+                total = used.get((provider, klass), 0) + amount
+                if total > free or total > max_unit:
+                    fits = False
+                    break
+            if not fits:
+                continue
         picked[group] = choice
         if checks and not _checks_ok(checks, picked, problem.ancestors):
             continue
@@ -203,21 +218,33 @@ def _walk(state: _Walk, depth: int) -> Iterator[tuple]:
         if last:
             yield tuple(picked)
             continue
-        for provider, klass, amount in choice.allocs:
-            used[(provider, klass)] = used.get((provider, klass), 0) + amount
+        if shared:
+            for provider, klass, amount in choice.allocs:
+                used[(provider, klass)] = used.get((provider, klass), 0) + amount
         if isolate and choice.providers:
             isolated_taken.add(choice.providers[0])
         yield from _walk(state, depth + 1)
         if isolate and choice.providers:
             isolated_taken.discard(choice.providers[0])
-        for provider, klass, amount in choice.allocs:
-            used[(provider, klass)] -= amount
+        if shared:
+            for provider, klass, amount in choice.allocs:
+                used[(provider, klass)] -= amount
     picked[group] = None
 
 
 def _checks_ok(checks, picked, ancestors) -> bool:
     """The same_subtree constraints completed at this depth hold."""
     for members in checks:
+        if len(members) == 2:
+            first, second = picked[members[0]].providers, picked[members[1]].providers
+            if len(first) == 1 and len(second) == 1:
+                # Two suffixed groups (the usual constraint): one provider
+                # each, and one of them above the other or the same. (A parent
+                # cycle is still found: the second's ancestors are always
+                # worked out, and the first's are among them or worked out.)
+                if first[0] in ancestors[second[0]] or second[0] in ancestors[first[0]]:
+                    continue
+                return False
         chosen = set()
         for member in members:
             chosen.update(picked[member].providers)
@@ -241,7 +268,8 @@ def combine(
     strategy: str = "depth-first",
     cap: int = -1,
 ) -> Iterator[tuple]:
-    """Yield ``(root, combination)`` pairs over all trees, at most ``cap`` (-1: all).
+    """The valid combinations over all trees, at most ``cap`` (-1: all), as
+    they are walked.
 
     ``trees``: ``(root id, per-group choice lists)`` pairs in the order the
     trees are to be tried.
@@ -265,23 +293,25 @@ def combine(
             seen_shared.add(key)
         return True
 
-    # Nothing to check across a combination (the usual case): no call for each.
     nested_aware = problem.nested_aware
-
     plans = {}
 
-    def per_tree(root, choices):
-        for combination in tree_combinations(choices, problem, plans):
-            if (nested_aware and not sharing) or valid(combination):
-                yield root, combination
+    def per_tree(choices):
+        combinations = tree_combinations(choices, problem, plans)
+        # Nothing to check across a combination (the usual case): no call
+        # for each. (``sharing`` is read as each tree comes: a limited
+        # search adds to it as it loads the trees, never within one.)
+        if nested_aware and not sharing:
+            return combinations
+        return filter(valid, combinations)
 
     if strategy == "breadth-first":
-        stream = _round_robin([per_tree(root, choices) for root, choices in trees])
+        stream = _round_robin([per_tree(choices) for _, choices in trees])
     else:
-        stream = (item for root, choices in trees for item in per_tree(root, choices))
+        stream = chain.from_iterable(per_tree(choices) for _, choices in trees)
     if cap is not None and cap >= 0:
         stream = islice(stream, cap)
-    yield from stream
+    return stream
 
 
 def _round_robin(generators):

@@ -39,12 +39,11 @@ from django.conf import settings
 from candidates import combiner
 from candidates.choices import Trees, problem
 from candidates.context import SearchContext, load_sharing, resolve, smallest_amounts
-from candidates.summaries import ProviderSummary, summaries
+from candidates.summaries import summaries
 from placement_core import errors
 from placement_core.querystring import CandidateRequest
 
-__all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_candidates",
-           "serving_roots"]
+__all__ = ["AllocationRequest", "CandidateResult", "find_candidates", "serving_roots"]
 
 
 # -- What comes out ---------------------------------------------------------------
@@ -52,8 +51,8 @@ __all__ = ["AllocationRequest", "CandidateResult", "ProviderSummary", "find_cand
 
 class AllocationRequest(NamedTuple):
     """One candidate: {provider uuid: {class name: amount}} and, per group
-    suffix, the uuids of the providers that group uses. A named tuple, like
-    ProviderSummary: a large answer builds thousands."""
+    suffix, the uuids of the providers that group uses. A named tuple: a
+    large answer builds thousands."""
 
     allocations: dict
     mappings: dict
@@ -66,7 +65,8 @@ _new_request = partial(tuple.__new__, AllocationRequest)
 @dataclass
 class CandidateResult:
     allocation_requests: list = field(default_factory=list)
-    provider_summaries: list = field(default_factory=list)  # by provider id
+    # {uuid: summary}, by provider id, as the answer shows it (candidates.summaries)
+    provider_summaries: dict = field(default_factory=dict)
 
 
 # -- The search ---------------------------------------------------------------------
@@ -160,7 +160,7 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
         (root, lists) for root in trees.load(smallest, page, produced=results.__len__)
         if (lists := trees.tree(root)) is not None
     )
-    for _, combination in combiner.combine(
+    for combination in combiner.combine(
         servable,
         problem(ctx, settings.PLACEMENT_CANDIDATE_WORK_LIMIT),
         strategy=strategy,
@@ -187,49 +187,68 @@ def _allocation_requests(ctx: SearchContext, found: list) -> list:
 
 
 def _one_group_requests(ctx: SearchContext, found: list, suffix: str) -> list:
-    # One group (every candidate of a flat cloud): its allocs hold each
-    # (provider, class) once, in class order, so there is nothing to add
-    # up or sort.
+    # One group (every candidate of a flat cloud): each choice is one
+    # candidate, and there is nothing to add up.
     providers, class_names = ctx.providers, ctx.class_names
     out = []
     for (choice,) in found:
-        allocations = {}
-        for rp, rc, amount in choice.allocs:
-            uuid = providers[rp].uuid
-            per = allocations.get(uuid)
-            if per is None:
-                allocations[uuid] = {class_names[rc]: amount}
-            else:
-                per[class_names[rc]] = amount
-        out.append(_new_request((allocations, {suffix: _mapped(providers, choice.providers)})))
+        allocations, mapped = _share(providers, class_names, choice)
+        out.append(_new_request((allocations, {suffix: mapped})))
     return out
 
 
 def _merged_requests(ctx: SearchContext, found: list, suffixes: list) -> list:
-    # Loops, not a comprehension in a comprehension (a function call per
-    # provider); most providers give one class, which needs no sorting.
+    # A choice is in many candidates (on the nested bench each tree's disk
+    # and compute choices are in both of its candidates): what it adds to
+    # one, its providers' resources and its mapping, is worked out once and
+    # shared by them (read only from here on). By id: ``found`` keeps every
+    # choice alive.
     providers, class_names = ctx.providers, ctx.class_names
+    shares = {}
     out = []
     for combination in found:
-        merged, mappings = {}, {}
+        allocations, mappings, named = {}, {}, 0
         for suffix, choice in zip(suffixes, combination):
-            for rp, rc, amount in choice.allocs:
-                per = merged.get(rp)
-                if per is None:
-                    merged[rp] = {rc: amount}
-                else:
-                    per[rc] = per.get(rc, 0) + amount
-            mappings[suffix] = _mapped(providers, choice.providers)
-        allocations = {}
-        for rp, res in merged.items():
-            if len(res) == 1:
-                ((rc, amount),) = res.items()
-                allocations[providers[rp].uuid] = {class_names[rc]: amount}
-            else:
-                allocations[providers[rp].uuid] = {
-                    class_names[rc]: amount for rc, amount in sorted(res.items())}
+            share = shares.get(id(choice))
+            if share is None:
+                share = shares[id(choice)] = _share(providers, class_names, choice)
+            resources, mappings[suffix] = share
+            allocations.update(resources)
+            named += len(resources)
+        if len(allocations) < named:
+            # Two groups on one provider: their amounts are added up.
+            allocations = _merged_allocations(providers, class_names, combination)
         out.append(_new_request((allocations, mappings)))
     return out
+
+
+def _share(providers: dict, class_names: dict, choice) -> tuple:
+    """({provider uuid: {class name: amount}}, the group's mapping) of one
+    choice; its allocs hold each (provider, class) once, in class order."""
+    resources = {}
+    for rp, rc, amount in choice.allocs:
+        uuid = providers[rp].uuid
+        per = resources.get(uuid)
+        if per is None:
+            resources[uuid] = {class_names[rc]: amount}
+        else:
+            per[class_names[rc]] = amount
+    return resources, _mapped(providers, choice.providers)
+
+
+def _merged_allocations(providers: dict, class_names: dict, combination) -> dict:
+    """{provider uuid: {class name: amount}} of a candidate whose groups
+    share a provider: their amounts of a class added up, in class order."""
+    merged = {}
+    for choice in combination:
+        for rp, rc, amount in choice.allocs:
+            per = merged.get(rp)
+            if per is None:
+                merged[rp] = {rc: amount}
+            else:
+                per[rc] = per.get(rc, 0) + amount
+    return {providers[rp].uuid: {class_names[rc]: amount for rc, amount in sorted(res.items())}
+            for rp, res in merged.items()}
 
 
 def _mapped(providers: dict, chosen: tuple) -> list:

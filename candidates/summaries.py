@@ -5,47 +5,34 @@ whose inventories it did not read whole cost one more statement.
 """
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
-
 from candidates import sql
 from candidates.context import SearchContext
 from providers.models import capacity_of
 
 
-class ProviderSummary(NamedTuple):
-    """A named tuple, like combiner.Choice: a nested answer builds 7,000."""
-
-    uuid: str
-    resources: dict  # class name -> {"capacity": int, "used": int}
-    traits: list  # names, by trait id ([] unless the request's version shows them)
-    parent_uuid: str | None
-    root_uuid: str
-
-
-# ProviderSummary((...)), built in C (as combiner.new_choice).
-_new_summary = partial(tuple.__new__, ProviderSummary)
-
-
-def summaries(ctx: SearchContext, found: list) -> list:
+def summaries(ctx: SearchContext, found: list) -> dict:
     """Summaries of the providers the answer names: from 1.29 every provider
     of their trees, before only the providers used; before 1.27 only the
-    requested classes."""
+    requested classes.
+
+    In the shape the answer shows them, by provider id: {uuid: {"resources":
+    {class name: {"capacity", "used"}}, "traits" (names, by trait id; from
+    1.17), "parent_provider_uuid" and "root_provider_uuid" (from 1.29)}}.
+    Built here once rather than as a record the renderer then copies: a
+    nested answer has 7,000 of them."""
     version = ctx.request.version
     providers = ctx.providers
     used = set()
     for combination in found:
         for choice in combination:
-            used.update(choice.providers)
-            for rp, _, _ in choice.allocs:
-                used.add(rp)
+            used.update(choice.providers)  # those of its allocs among them (see Choice)
     if ctx.nested_aware:
         roots = {providers[p].root_id for p in used}
         ids = sorted([p.id for p in providers.values() if p.root_id in roots])
     else:
         ids = sorted(used)
     if not ids:
-        return []
+        return {}
     all_classes = version >= (1, 27)
     requested = {cid for g in ctx.groups for cid in g.resources}
     # Per provider: [(inventory id, class id, capacity, used)]. Nothing the
@@ -72,13 +59,14 @@ def summaries(ctx: SearchContext, found: list) -> list:
             if all_classes or rc in requested:
                 rows[pid].append((inv_id, rc, capacity_of(total, reserved, ratio), int(used_now)))
                 class_names[rc] = name
+    with_traits, with_tree = version >= (1, 17), version >= (1, 29)
     names = {}
-    if version >= (1, 17):
+    if with_traits:
         wanted = set()
         for pid in ids:
             wanted |= providers[pid].traits
         names = sql.trait_names(wanted) if wanted else {}
-    summaries = []
+    summaries = {}
     # Plain loops: a comprehension is a function call, and a nested answer
     # has 7,000 summaries of one or two classes each.
     for pid in ids:
@@ -95,14 +83,21 @@ def summaries(ctx: SearchContext, found: list) -> list:
         for _, rc, capacity, used_now in entries:
             resources[class_names[rc]] = {"capacity": capacity, "used": used_now}
         p = providers[pid]
-        parent = providers.get(p.parent_id)
-        summaries.append(_new_summary((
-            p.uuid,
-            resources,
-            _trait_names(p.traits, names) if names and p.traits else [],
-            parent.uuid if parent else None,
-            providers[p.root_id].uuid,
-        )))
+        if with_tree:
+            parent = providers.get(p.parent_id)
+            summaries[p.uuid] = {
+                "resources": resources,
+                "traits": _trait_names(p.traits, names) if names and p.traits else [],
+                "parent_provider_uuid": parent.uuid if parent else None,
+                "root_provider_uuid": providers[p.root_id].uuid,
+            }
+        elif with_traits:
+            summaries[p.uuid] = {
+                "resources": resources,
+                "traits": _trait_names(p.traits, names) if names and p.traits else [],
+            }
+        else:
+            summaries[p.uuid] = {"resources": resources}
     return summaries
 
 

@@ -5,9 +5,10 @@ them into the wire format of the request's microversion:
 
 - allocation requests: a list of ``{"resource_provider": {"uuid"}, "resources"}``
   before 1.12, a dict keyed by provider uuid from it, with ``mappings`` from 1.34;
-- provider summaries: ``traits`` from 1.17, ``parent_provider_uuid`` and
-  ``root_provider_uuid`` from 1.29 (which classes and providers they cover
-  the engine decides, from the request's version).
+- provider summaries: the engine writes them in their wire shape
+  (``candidates.summaries``: ``traits`` from 1.17, ``parent_provider_uuid``
+  and ``root_provider_uuid`` from 1.29, and which classes and providers
+  they cover).
 
 The microversion is compared once per response, not once per candidate: a
 large answer has thousands of entries and a version comparison is a Python
@@ -55,25 +56,10 @@ def _allocation_requests(requests, version) -> list:
     return out
 
 
-def _summaries(summaries, version) -> dict:
-    with_traits = version >= (1, 17)
-    with_tree = version >= (1, 29)
-    body = {}
-    for s in summaries:
-        entry = {"resources": s.resources}
-        if with_traits:
-            entry["traits"] = s.traits
-        if with_tree:
-            entry["parent_provider_uuid"] = s.parent_uuid
-            entry["root_provider_uuid"] = s.root_uuid
-        body[s.uuid] = entry
-    return body
-
-
 def render(result: CandidateResult, version) -> dict:
     return {
         "allocation_requests": _allocation_requests(result.allocation_requests, version),
-        "provider_summaries": _summaries(result.provider_summaries, version),
+        "provider_summaries": result.provider_summaries,
     }
 
 

@@ -74,6 +74,18 @@ def test_usage_counts_against_capacity(api, world):
     assert summary[rp.uuid]["resources"]["VCPU"] == {"capacity": 4, "used": 3}
 
 
+def test_groups_asking_one_class_share_its_free_capacity(api, world):
+    # The combiner keeps an account of what the groups take together only
+    # when two of them ask for one class; here they do, and the one free
+    # VCPU fits either group but not both.
+    rp = world.provider("cn", inventory={"VCPU": 2, "DISK_GB": 10})
+    world.allocate(rp, "VCPU", 1)
+    query = URL + "?resources1=VCPU:1&resources2=VCPU:1&group_policy=none"
+    assert api.get(query, mv="1.25").json()["allocation_requests"] == []
+    query = URL + "?resources1=VCPU:1&resources2=DISK_GB:10&group_policy=none"
+    assert len(api.get(query, mv="1.25").json()["allocation_requests"]) == 1
+
+
 def test_limit(api, shared):
     body = api.get(URL + "?resources=VCPU:1,MEMORY_MB:1024,DISK_GB:100&limit=1", mv="1.16").json()
     assert len(body["allocation_requests"]) == 1
@@ -111,3 +123,20 @@ def test_cache_headers_from_1_15(api, shared):
     resp = api.get(URL + "?resources=VCPU:1", mv="1.15")
     assert resp["cache-control"] == "no-cache"
     assert "last-modified" in resp
+
+
+def test_groups_on_one_provider_are_merged_in_class_order(api, world):
+    # A candidate whose groups use one provider lists it once: the amounts
+    # of a class added up, its classes in class order whatever the order of
+    # the groups that ask for them.
+    rp = world.provider("cn", inventory={"VCPU": 8, "MEMORY_MB": 1024})
+    for query, resources in [
+        ("?resources1=VCPU:1&resources2=VCPU:2,MEMORY_MB:64", {"VCPU": 3, "MEMORY_MB": 64}),
+        ("?resources1=MEMORY_MB:64&resources2=VCPU:1", {"VCPU": 1, "MEMORY_MB": 64}),
+    ]:
+        body = api.get(URL + query + "&group_policy=none", mv="1.34").json()
+        (request,) = body["allocation_requests"]
+        assert list(request["allocations"]) == [rp.uuid]
+        assert list(request["allocations"][rp.uuid]["resources"].items()) == list(
+            resources.items())
+        assert request["mappings"] == {"1": [rp.uuid], "2": [rp.uuid]}

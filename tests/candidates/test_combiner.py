@@ -50,6 +50,16 @@ def test_same_subtree_needs_a_common_ancestor():
     assert sorted(tuple(c.providers[0] for c in r) for r in results) == [(11, 11), (12, 12)]
 
 
+def test_same_subtree_holds_whichever_group_is_above():
+    # 10 -> 11, 10 -> 12: either group may take the ancestor; siblings never.
+    ancestors = {10: frozenset([10]), 11: frozenset([11, 10]), 12: frozenset([12, 10])}
+    problem = _problem([10, 11, 12], isolate=[False, False], same_subtree=[[0, 1]],
+                       ancestors=ancestors)
+    results = list(tree_combinations([_choices([10, 11, 12])] * 2, problem))
+    assert sorted(tuple(c.providers[0] for c in r) for r in results) == [
+        (10, 10), (10, 11), (10, 12), (11, 10), (11, 11), (12, 10), (12, 12)]
+
+
 # Every partial assignment of d distinct children to the first d groups is
 # placed once: sum over d of 8!/(8-d)!.  Without pruning the walk would
 # place sum over d of 8**d choices (19 173 960).
@@ -87,5 +97,6 @@ def test_breadth_first_takes_one_per_tree_in_turn():
     trees = [(root, [_choices([root])]) for root in (1, 2, 3)]
     problem = _problem([1, 2, 3], isolate=[False])
     problem.root_of = {1: 1, 2: 2, 3: 3}
-    got = [root for root, _ in combine(trees, problem, strategy="breadth-first", cap=2)]
+    got = [combination[0].providers[0]
+           for combination in combine(trees, problem, strategy="breadth-first", cap=2)]
     assert got == [1, 2]
