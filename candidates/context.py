@@ -74,6 +74,7 @@ class SearchContext:
     probed: set = field(default_factory=set)
     reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
     providers: dict = field(default_factory=dict)  # id -> TreeProvider
+    trait_names: dict = field(default_factory=dict)  # id -> name, of the providers' traits
 
     @property
     def nested_aware(self) -> bool:
@@ -170,8 +171,9 @@ def add_inventory(ctx: SearchContext, rows, smallest=None) -> set:
 
 
 def add_providers(ctx: SearchContext, rows) -> list:
-    """Keep the providers not loaded yet, with their traits (and aggregates
-    when a group asks for ``member_of``); returns their ids."""
+    """Keep the providers not loaded yet, with their traits and those
+    traits' names (and aggregates when a group asks for ``member_of``);
+    returns their ids."""
     providers = ctx.providers
     new = []
     for pid, uuid, parent, root in rows:
@@ -181,11 +183,14 @@ def add_providers(ctx: SearchContext, rows) -> list:
     if not new:
         return new
     new.sort()
-    for pid, tid in sql.provider_trait_ids(new):
-        providers[pid].traits.add(tid)
-    if any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups):
-        for pid, agg in sql.provider_aggregates(new):
-            providers[pid].aggs.add(agg)
+    names = ctx.trait_names
+    aggregates = any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups)
+    for pid, tid, value in sql.provider_facts(new, aggregates):
+        if tid is None:
+            providers[pid].aggs.add(value)
+        else:
+            providers[pid].traits.add(tid)
+            names[tid] = value
     return new
 
 

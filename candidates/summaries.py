@@ -72,12 +72,7 @@ def summaries(ctx: SearchContext, found: list) -> list:
             if all_classes or rc in requested:
                 rows[pid].append((inv_id, rc, capacity_of(total, reserved, ratio), int(used_now)))
                 class_names[rc] = name
-    names = {}
-    if version >= (1, 17):
-        wanted = set()
-        for pid in ids:
-            wanted |= providers[pid].traits
-        names = sql.trait_names(wanted) if wanted else {}
+    names = ctx.trait_names if version >= (1, 17) else {}
     summaries = []
     # Plain loops: a comprehension is a function call, and a nested answer
     # has 7,000 summaries of one or two classes each.
