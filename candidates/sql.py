@@ -83,10 +83,10 @@ def names(classes, traits, uuids, holding: str) -> Names:
               JOIN traits n ON n.id = t.trait_id WHERE n.name = :holding
     """
     parts, params = [], []
-    for kind, select, values in (
-            (0, "SELECT 0, name, id FROM resource_classes WHERE name", classes),
-            (1, "SELECT 1, name, id FROM traits WHERE name", traits),
-            (2, "SELECT 2, uuid, root_provider_id FROM resource_providers WHERE uuid", uuids)):
+    for select, values in (
+            ("SELECT 0, name, id FROM resource_classes WHERE name", classes),
+            ("SELECT 1, name, id FROM traits WHERE name", traits),
+            ("SELECT 2, uuid, root_provider_id FROM resource_providers WHERE uuid", uuids)):
         values = sorted(values)
         if values:
             parts.append(f"{select} IN ({placeholders(values)})")
