@@ -184,13 +184,12 @@ def add_providers(ctx: SearchContext, rows) -> list:
         return new
     new.sort()
     names = ctx.trait_names
-    aggregates = any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups)
-    for pid, tid, value in sql.provider_facts(new, aggregates):
-        if tid is None:
-            providers[pid].aggs.add(value)
-        else:
-            providers[pid].traits.add(tid)
-            names[tid] = value
+    for pid, tid, name in sql.provider_traits(new):
+        providers[pid].traits.add(tid)
+        names[tid] = name
+    if any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups):
+        for pid, agg in sql.provider_aggregates(new):
+            providers[pid].aggs.add(agg)
     return new
 
 
