@@ -15,9 +15,8 @@ from math import prod
 
 from django.conf import settings
 
-from candidates import combiner, paging, sql
+from candidates import combiner, paging
 from candidates.context import (
-    SHARES_TRAIT,
     ResolvedGroup,
     SearchContext,
     TreeProvider,
@@ -170,8 +169,7 @@ class Trees:
             yield from self.roots()
             return
         ctx = self.ctx
-        shares = ctx.trait_ids.get(SHARES_TRAIT)
-        sharing = sql.providers_with_trait(shares) if shares is not None else []
+        sharing = ctx.shares
         wanted = paging.needs(ctx, smallest, sharing)
         if wanted is None:
             return

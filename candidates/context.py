@@ -66,12 +66,15 @@ class SearchContext:
     complete: set = field(default_factory=set)
     read: dict = field(default_factory=dict)
     unnamed: set = field(default_factory=set)
+    # Ids of every provider with the sharing trait, able to serve or not, ascending.
+    shares: list = field(default_factory=list)
     sharing: set = field(default_factory=set)  # sharing provider ids (able to serve)
     # Sharing providers whose inventories were read, able to serve or not
     # (a limited search reads them as the trees they reach come up).
     probed: set = field(default_factory=set)
     reaches: dict = field(default_factory=dict)  # sharing provider -> root ids
     providers: dict = field(default_factory=dict)  # id -> TreeProvider
+    trait_names: dict = field(default_factory=dict)  # id -> name, of the providers' traits
 
     @property
     def nested_aware(self) -> bool:
@@ -79,25 +82,25 @@ class SearchContext:
 
 
 def resolve(request: CandidateRequest) -> SearchContext:
-    """Class, trait and in_tree names -> ids (400 for unknown classes and traits)."""
+    """Class, trait and in_tree names -> ids (400 for unknown classes and
+    traits), with the providers holding the sharing trait: one statement."""
     class_names = sorted({name for g in request.groups for name in g.resources})
-    classes = sql.class_ids(class_names)
+    wanted = set(request.root_required) | request.root_forbidden
+    for g in request.groups:
+        wanted |= g.required.names()
+    in_trees = {g.in_tree for g in request.groups if g.in_tree}
+    # The sharing trait is looked up with the requested ones.
+    found = sql.names(class_names, wanted | {SHARES_TRAIT}, in_trees, SHARES_TRAIT)
+    classes, traits, roots = found.class_ids, found.trait_ids, found.roots
     missing = [n for n in class_names if n not in classes]
     if missing:
         raise errors.BadRequest(
             "Invalid resource class in resources parameter: No such resource class "
             f"{missing[0]}."
         )
-    wanted = set(request.root_required) | request.root_forbidden
-    for g in request.groups:
-        wanted |= g.required.names()
-    # The sharing trait is looked up with the requested ones (same query).
-    traits = sql.trait_ids(wanted | {SHARES_TRAIT})
     missing = sorted(n for n in wanted if n not in traits)
     if missing:
         raise errors.BadRequest(f"No such trait(s): {', '.join(missing)}")
-    in_trees = {g.in_tree for g in request.groups if g.in_tree}
-    roots = sql.root_ids(in_trees) if in_trees else {}
     groups = [
         ResolvedGroup(
             spec=g,
@@ -113,6 +116,7 @@ def resolve(request: CandidateRequest) -> SearchContext:
         groups=groups,
         class_names={cid: name for name, cid in classes.items()},
         trait_ids=traits,
+        shares=found.holders,
     )
 
 
@@ -167,8 +171,9 @@ def add_inventory(ctx: SearchContext, rows, smallest=None) -> set:
 
 
 def add_providers(ctx: SearchContext, rows) -> list:
-    """Keep the providers not loaded yet, with their traits (and aggregates
-    when a group asks for ``member_of``); returns their ids."""
+    """Keep the providers not loaded yet, with their traits and those
+    traits' names (and aggregates when a group asks for ``member_of``);
+    returns their ids."""
     providers = ctx.providers
     new = []
     for pid, uuid, parent, root in rows:
@@ -178,8 +183,10 @@ def add_providers(ctx: SearchContext, rows) -> list:
     if not new:
         return new
     new.sort()
-    for pid, tid in sql.provider_trait_ids(new):
+    names = ctx.trait_names
+    for pid, tid, name in sql.provider_traits(new):
         providers[pid].traits.add(tid)
+        names[tid] = name
     if any(g.spec.member_of.any_of or g.spec.member_of.forbidden for g in ctx.groups):
         for pid, agg in sql.provider_aggregates(new):
             providers[pid].aggs.add(agg)
@@ -189,13 +196,9 @@ def add_providers(ctx: SearchContext, rows) -> list:
 def load_sharing(ctx: SearchContext, smallest: dict) -> None:
     """The sharing providers able to serve, the trees they reach and their own
     trees, before any tree: every tree may draw on them."""
-    shares_trait = ctx.trait_ids.get(SHARES_TRAIT)
-    if shares_trait is None:
+    if not ctx.shares:
         return
-    sharing = sql.providers_with_trait(shares_trait)
-    if not sharing:
-        return
-    rows = sql.usable_inventories(smallest, sharing)
+    rows = sql.usable_inventories(smallest, ctx.shares)
     ctx.sharing = {row[0] for row in rows}
     if not ctx.sharing:
         return
@@ -242,11 +245,11 @@ def load_batch(ctx: SearchContext, smallest: dict, sharing: list, roots: list) -
 def load_trees(ctx: SearchContext, smallest: dict) -> list:
     """Every tree: the inventories able to serve, and every provider of the
     trees that have one or that a sharing provider reaches, less the trees
-    that lack a required trait (:func:`_trait_roots`). Returns the
+    that lack a required trait (:func:`_trait_sets`). Returns the
     providers added."""
     reached = {root for roots in ctx.reaches.values() for root in roots}
-    allowed = _trait_roots(ctx)
-    if allowed is None:
+    sets = _trait_sets(ctx)
+    if not sets:
         rows = sql.usable_inventories(smallest)
         holders = sorted({row[0] for row in rows})
         members = sql.tree_providers(holders, sorted(reached))
@@ -258,7 +261,7 @@ def load_trees(ctx: SearchContext, smallest: dict) -> list:
     # cloud half the rows an unscoped Q1 reads, and its usage sums), which
     # is also all their summaries need. No sharing provider is in play with
     # a trait filter: none reached.
-    members = sql.tree_providers([], sorted(allowed))
+    members = sql.trees_holding(sets)
     ids = [row[0] for row in members]
     rows = sql.provider_inventories(ids) if ids else []
     ctx.complete.update(ids)
@@ -267,9 +270,10 @@ def load_trees(ctx: SearchContext, smallest: dict) -> list:
     return add_providers(ctx, [row for row in members if row[3] in serving])
 
 
-def _trait_roots(ctx: SearchContext) -> set | None:
-    """The roots of the trees that hold, for every required trait set of
-    every group, a provider with one of its traits (None: no such sets).
+def _trait_sets(ctx: SearchContext) -> list:
+    """The required trait sets of every group, in a fixed order: only a
+    tree holding, for each, a provider with one of its traits can serve
+    (none: every tree may).
 
     Whichever group asks for a set, some provider of the tree meets it (a
     suffixed group's one provider, or one of those the unsuffixed group
@@ -277,15 +281,8 @@ def _trait_roots(ctx: SearchContext) -> set | None:
     judged (on the perfload cloud, half the trees). Sharing providers can
     bring a trait from outside the tree: with any in play, all trees stay."""
     if ctx.sharing:
-        return None
-    sets = {any_of for g in ctx.groups for any_of in g.required}
-    allowed = None
-    for any_of in sorted(sets, key=sorted):
-        roots = sql.roots_holding(any_of)
-        allowed = roots if allowed is None else allowed & roots
-        if not allowed:
-            break
-    return allowed
+        return []
+    return sorted({any_of for g in ctx.groups for any_of in g.required}, key=sorted)
 
 
 def _roots_of(members, provider_ids) -> set:

@@ -60,12 +60,7 @@ def summaries(ctx: SearchContext, found: list) -> dict:
                 rows[pid].append((inv_id, rc, capacity_of(total, reserved, ratio), int(used_now)))
                 class_names[rc] = name
     with_traits, with_tree = version >= (1, 17), version >= (1, 29)
-    names = {}
-    if with_traits:
-        wanted = set()
-        for pid in ids:
-            wanted |= providers[pid].traits
-        names = sql.trait_names(wanted) if wanted else {}
+    names = ctx.trait_names if with_traits else {}
     summaries = {}
     # Plain loops: a comprehension is a function call, and a nested answer
     # has 7,000 summaries of one or two classes each.

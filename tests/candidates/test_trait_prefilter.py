@@ -37,7 +37,7 @@ def _trait_statement_ids(queries) -> int:
     """How many provider ids the statement loading providers' traits names."""
     for q in queries:
         sql = q["sql"]
-        if sql.startswith("SELECT resource_provider_id, trait_id FROM resource_provider_traits"):
+        if sql.startswith("SELECT t.resource_provider_id, t.trait_id"):
             found = re.search(r"\{([0-9,]*)\}", sql)  # PostgreSQL: one array
             if found:
                 return len(found.group(1).split(","))
