@@ -17,7 +17,8 @@ Two events are recorded (the receivers below are connected in
 
 Bounded, so that a storm of empty answers cannot hurt the service: at
 most ``PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE`` explanations per minute and
-process (past it a record is stored without one, reason ``not_explained``);
+process, and no more than ``EXPLAIN_SHARE`` of the process's time spent on
+them (past either a record is stored without one, reason ``not_explained``);
 the stored query is cut to ``PLACEMENT_FAILURE_QUERY_MAX_CHARS``; records
 older than ``PLACEMENT_FAILURE_RETENTION_DAYS`` and beyond the newest
 ``PLACEMENT_FAILURE_MAX_RECORDS`` are pruned every ``PRUNE_EVERY`` records a
@@ -63,15 +64,30 @@ REASONS = tuple(sorted(set(CANDIDATE_REASONS) | set(CLAIM_REASONS)))
 KINDS = ("candidates", "claim")
 PRUNE_EVERY = 50
 SHOW = 5  # providers per explanation step kept in a record
+# At most this share of a process's time goes to explaining: an explanation
+# searches every tree again, seconds at 100,000 providers, and in a full
+# cloud every answer is empty, so a count a minute alone would let the
+# explanations take a worker whole.
+EXPLAIN_SHARE = 0.1
 
 
 class _RateLimit:
-    """At most ``per_minute()`` grants in any 60 s, in this process."""
+    """At most ``per_minute()`` grants in any 60 s, in this process, and the
+    work granted held to ``EXPLAIN_SHARE`` of the time: ``spent`` takes a
+    piece of work's seconds from a credit that grows back at that share of
+    the clock (up to a minute's worth); nothing is granted while it is spent."""
 
     def __init__(self, per_minute):
         self.per_minute = per_minute
         self.lock = threading.Lock()
         self.granted = collections.deque()
+        self.credit, self.credit_at = 60 * EXPLAIN_SHARE, None
+
+    def _refill(self, now):
+        if self.credit_at is not None:
+            self.credit = min(60 * EXPLAIN_SHARE,
+                              self.credit + (now - self.credit_at) * EXPLAIN_SHARE)
+        self.credit_at = now
 
     def allow(self, now=None) -> bool:
         limit = self.per_minute()
@@ -79,6 +95,9 @@ class _RateLimit:
             return False
         now = time.monotonic() if now is None else now
         with self.lock:
+            self._refill(now)
+            if self.credit <= 0:
+                return False
             while self.granted and now - self.granted[0] >= 60:
                 self.granted.popleft()
             if len(self.granted) >= limit:
@@ -86,9 +105,17 @@ class _RateLimit:
             self.granted.append(now)
             return True
 
+    def spent(self, seconds: float, now=None):
+        """A granted piece of work took ``seconds``."""
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            self._refill(now)
+            self.credit -= seconds
+
     def reset(self):
         with self.lock:
             self.granted.clear()
+            self.credit, self.credit_at = 60 * EXPLAIN_SHARE, None
 
 
 explanations = _RateLimit(lambda: settings.PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE)
@@ -169,7 +196,11 @@ def on_no_candidates(sender, *, request, candidate_request, **kwargs):
     def record():
         reason, summary, explanation = "not_explained", "", None
         if explanations.allow():
-            result = explain.explain(candidate_request, show=SHOW)
+            started = time.monotonic()
+            try:
+                result = explain.explain(candidate_request, show=SHOW)
+            finally:
+                explanations.spent(time.monotonic() - started)
             explanation = result.as_dict()
             reason, summary = reason_of(result), result.verdict[:512]
         metrics.SCHEDULING_FAILURES.labels("candidates", reason).inc()

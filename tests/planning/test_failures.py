@@ -100,6 +100,39 @@ def test_rate_limit_window_slides():
     assert not failures._RateLimit(lambda: 0).allow()
 
 
+def test_explanations_take_at_most_a_tenth_of_the_process(cloud, client, monkeypatch):
+    # At 100,000 providers one explanation searches for seconds; ten a minute
+    # would keep a worker busy most of the time in a full cloud, where every
+    # answer is empty. The clock moves 5 s inside each explanation.
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(failures.time, "monotonic", lambda: clock["now"])
+    real_explain = failures.explain.explain
+
+    def slow_explain(*args, **kwargs):
+        clock["now"] += 5.0
+        return real_explain(*args, **kwargs)
+
+    monkeypatch.setattr(failures.explain, "explain", slow_explain)
+    for step in (0, 1, 1, 40):  # seconds that pass before each empty answer
+        clock["now"] += step
+        client.get("/allocation_candidates?resources=VCPU:6", **HEADERS)
+    records = list(SchedulingFailure.objects.order_by("id"))
+    # A minute's tenth (6 s) of credit: the first two are explained (credit
+    # 6 -> 1 -> -3.4 with 0.1 s back a second), the third finds it spent
+    # (-3.3), the fourth 40 s later finds it back (0.7).
+    assert [r.reason for r in records] == ["max_unit", "max_unit", "not_explained",
+                                           "max_unit"]
+
+
+def test_rate_limit_credit_of_time():
+    limit = failures._RateLimit(lambda: 10)
+    assert limit.allow(now=0)
+    limit.spent(8.0, now=8.0)  # 6 s of credit, 8 spent: back above 0 after 20 s
+    assert [limit.allow(now=t) for t in (8.0, 27.9, 28.1)] == [False, False, True]
+    limit.spent(0.05, now=28.15)  # short ones go on being granted
+    assert limit.allow(now=40.0) and limit.allow(now=40.1)
+
+
 def test_capture_off(cloud, client, settings):
     settings.PLACEMENT_FAILURE_CAPTURE = False
     client.get("/allocation_candidates?resources=VCPU:6", **HEADERS)
