@@ -25,16 +25,23 @@ from candidates.context import (
     load_trees,
 )
 from placement_core import errors
-from providers.models import unit_ok
 
 
 def amount_fits(entry, amount) -> bool:
+    """One allocation of ``amount`` from an inventory ``entry`` of
+    ``SearchContext.inventory``: ``providers.models.unit_ok`` and the
+    capacity left, written out here rather than called, as this runs for
+    every provider of every tree a group looks at."""
     capacity, used, min_unit, max_unit, step = entry
-    return unit_ok(amount, min_unit, max_unit, step) and used + amount <= capacity
+    return (min_unit <= amount <= max_unit and (not step or amount % step == 0)
+            and used + amount <= capacity)
 
 
 # Loops rather than all() over a generator: these run once a provider or a
-# tree, and creating the generator costs more than the test.
+# tree, and creating the generator costs more than the test. For the same
+# reason the per-tree builders of Trees fill lists in loops rather than
+# comprehensions (on Python 3.11 a comprehension is a function call of its
+# own) and build a choice's allocs as its classes are checked.
 
 
 def _traits_ok(traits, required, forbidden) -> bool:
@@ -134,6 +141,8 @@ class Trees:
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
         self.groups = [_Group(g) for g in ctx.groups]  # in the request's order
+        request = ctx.request
+        self.root_judged = bool(request.root_required or request.root_forbidden)
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -190,9 +199,9 @@ class Trees:
 
     def root_ok(self, root) -> bool:
         """``root_required`` (and its forbidden traits) on the tree's root."""
-        request = self.ctx.request
-        if not (request.root_required or request.root_forbidden):
+        if not self.root_judged:
             return True
+        request = self.ctx.request
         p = self.ctx.providers.get(root)
         if p is None:
             return False
@@ -228,7 +237,7 @@ class Trees:
     def tree(self, root):
         """One choice list per group for tree ``root``, or None when the
         tree cannot serve the request."""
-        if not self.root_ok(root):
+        if self.root_judged and not self.root_ok(root):
             return None
         pool = self.pool(root)
         lists = []
@@ -255,10 +264,12 @@ class Trees:
         union of the traits used is its own; the unsuffixed group cannot
         come without resources (the parser refuses it)."""
         inventory, group, wanted = self.ctx.inventory, way.group, way.wanted
+        allocs = []
         for rc, amount in wanted:
             entry = inventory.get((rp, rc))
             if entry is None or not amount_fits(entry, amount):
                 return []
+            allocs.append((rp, rc, amount))
         p = self.ctx.providers[rp]
         if way.placed and not _placement_ok(self.ctx, group, p, spans_tree=True):
             return []
@@ -266,7 +277,7 @@ class Trees:
             return []
         if not group.spec.use_same_provider:
             self._count_picks(1)
-        return [combiner.new_choice(((rp,), tuple([(rp, rc, amount) for rc, amount in wanted])))]
+        return [combiner.new_choice(((rp,), tuple(allocs)))]
 
     def _single(self, way: _Group, root, holders: dict) -> list:
         """A suffixed group, met by one provider alone: one of those holding
@@ -277,17 +288,19 @@ class Trees:
         out = []
         # A group without resources may use any provider of the tree itself.
         for rp in holders.get(wanted[0][0], ()) if wanted else self.members.get(root, []):
+            allocs = []
             for rc, amount in wanted:
                 entry = inventory.get((rp, rc))
                 if entry is None or not amount_fits(entry, amount):
                     break
+                allocs.append((rp, rc, amount))
             else:
                 p = ctx.providers[rp]
                 if way.placed and not _placement_ok(ctx, group, p, spans_tree=False):
                     continue
                 if way.judged and not _traits_ok(p.traits, group.required, group.forbidden):
                     continue
-                out.append(combiner.new_choice(((rp,), tuple([(rp, rc, a) for rc, a in wanted]))))
+                out.append(combiner.new_choice(((rp,), tuple(allocs))))
         return out
 
     def _usable(self, way: _Group, rp: int) -> bool:
@@ -311,9 +324,11 @@ class Trees:
         inventory = ctx.inventory
         options = []
         for rc, amount in wanted:
-            able = [rp for rp in holders.get(rc, ())
-                    if amount_fits(inventory[(rp, rc)], amount)
-                    and (not way.filtered or self._usable(way, rp))]
+            able = []
+            for rp in holders.get(rc, ()):
+                if amount_fits(inventory[(rp, rc)], amount) and (
+                        not way.filtered or self._usable(way, rp)):
+                    able.append(rp)
             if not able:
                 return []
             options.append(able)
@@ -332,9 +347,12 @@ class Trees:
                         traits |= providers[rp].traits
                 if not _traits_ok(traits, group.required, ()):
                     continue
+            allocs = []
+            for rp, (rc, amount) in zip(pick, wanted):
+                allocs.append((rp, rc, amount))
             out.append(combiner.new_choice((
                 (pick[0],) if len(used) == 1 else tuple(sorted(used)),
-                tuple([(rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)]),
+                tuple(allocs),
             )))
         return out
 
