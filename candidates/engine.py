@@ -227,17 +227,25 @@ def _merged_requests(ctx: SearchContext, found: list, suffixes: list) -> list:
 
 def _share(providers: dict, class_names: dict, choice) -> tuple:
     """({provider uuid: {"resources": {class name: amount}}}, the group's
-    mapping) of one choice; its allocs hold each (provider, class) once, in
-    class order."""
+    mapping: the uuids of the providers it uses) of one choice; its allocs
+    hold each (provider, class) once, in class order, and only providers
+    of ``choice.providers``."""
+    chosen, allocs = choice
+    if len(chosen) == 1:  # every suffixed group, every flat candidate
+        uuid = providers[chosen[0]].uuid
+        named = {}
+        for _, rc, amount in allocs:
+            named[class_names[rc]] = amount
+        return ({uuid: {"resources": named}} if named else {}), [uuid]
     resources = {}
-    for rp, rc, amount in choice.allocs:
+    for rp, rc, amount in allocs:
         uuid = providers[rp].uuid
         per = resources.get(uuid)
         if per is None:
             resources[uuid] = {"resources": {class_names[rc]: amount}}
         else:
             per["resources"][class_names[rc]] = amount
-    return resources, _mapped(providers, choice.providers)
+    return resources, sorted(providers[p].uuid for p in chosen)
 
 
 def _merged_allocations(providers: dict, class_names: dict, combination) -> dict:
@@ -255,10 +263,3 @@ def _merged_allocations(providers: dict, class_names: dict, combination) -> dict
     return {providers[rp].uuid: {"resources": {class_names[rc]: amount
                                                for rc, amount in sorted(res.items())}}
             for rp, res in merged.items()}
-
-
-def _mapped(providers: dict, chosen: tuple) -> list:
-    """The uuids of the providers a group uses, as its mapping lists them."""
-    if len(chosen) == 1:  # every suffixed group
-        return [providers[chosen[0]].uuid]
-    return sorted(providers[p].uuid for p in chosen)
