@@ -322,6 +322,8 @@ class Trees:
         in the tree's pool, judged on the union of their traits."""
         ctx, group, wanted = self.ctx, way.group, way.wanted
         inventory = ctx.inventory
+        if len(wanted) == 1:
+            return self._spread_one(way, holders)
         options = []
         for rc, amount in wanted:
             able = []
@@ -354,6 +356,25 @@ class Trees:
                 (pick[0],) if len(used) == 1 else tuple(sorted(used)),
                 tuple(allocs),
             )))
+        return out
+
+
+    def _spread_one(self, way: _Group, holders: dict) -> list:
+        """The unsuffixed group asking one class (the nested perfload
+        request's disk): every able provider is a pick of its own, judged
+        on its own traits; :meth:`_spread` without its products and sets."""
+        group, (rc, amount) = way.group, way.wanted[0]
+        inventory, providers = self.ctx.inventory, self.ctx.providers
+        out = []
+        picks = 0
+        for rp in holders.get(rc, ()):
+            if amount_fits(inventory[(rp, rc)], amount) and (
+                    not way.filtered or self._usable(way, rp)):
+                picks += 1
+                if group.required and not _traits_ok(providers[rp].traits, group.required, ()):
+                    continue
+                out.append(combiner.new_choice(((rp,), ((rp, rc, amount),))))
+        self._count_picks(picks)
         return out
 
 
