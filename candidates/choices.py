@@ -24,16 +24,23 @@ from candidates.context import (
     load_trees,
 )
 from placement_core import errors
-from providers.models import unit_ok
 
 
 def amount_fits(entry, amount) -> bool:
+    """One allocation of ``amount`` from an inventory ``entry`` of
+    ``SearchContext.inventory``: ``providers.models.unit_ok`` and the
+    capacity left, written out here rather than called, as this runs for
+    every provider of every tree a group looks at."""
     capacity, used, min_unit, max_unit, step = entry
-    return unit_ok(amount, min_unit, max_unit, step) and used + amount <= capacity
+    return (min_unit <= amount <= max_unit and (not step or amount % step == 0)
+            and used + amount <= capacity)
 
 
 # Loops rather than all() over a generator: these run once a provider or a
-# tree, and creating the generator costs more than the test.
+# tree, and creating the generator costs more than the test. For the same
+# reason the per-tree builders of Trees fill lists in loops rather than
+# comprehensions (on Python 3.11 a comprehension is a function call of its
+# own) and build a choice's allocs as its classes are checked.
 
 
 def _traits_ok(traits, required, forbidden) -> bool:
@@ -133,6 +140,8 @@ class Trees:
                 for root in roots:
                     self.shared_into.setdefault(root, set()).add(rp)
         self.groups = [_Group(g) for g in ctx.groups]  # in the request's order
+        request = ctx.request
+        self.root_judged = bool(request.root_required or request.root_forbidden)
         # Every pick of one provider per class is a placement too: the same bound.
         self.picks = 0
         self.work_limit = settings.PLACEMENT_CANDIDATE_WORK_LIMIT
@@ -188,9 +197,9 @@ class Trees:
 
     def root_ok(self, root) -> bool:
         """``root_required`` (and its forbidden traits) on the tree's root."""
-        request = self.ctx.request
-        if not (request.root_required or request.root_forbidden):
+        if not self.root_judged:
             return True
+        request = self.ctx.request
         p = self.ctx.providers.get(root)
         if p is None:
             return False
@@ -226,7 +235,7 @@ class Trees:
     def tree(self, root):
         """One choice list per group for tree ``root``, or None when the
         tree cannot serve the request."""
-        if not self.root_ok(root):
+        if self.root_judged and not self.root_ok(root):
             return None
         pool = self.pool(root)
         lists = []
@@ -253,10 +262,12 @@ class Trees:
         union of the traits used is its own; the unsuffixed group cannot
         come without resources (the parser refuses it)."""
         inventory, group, wanted = self.ctx.inventory, way.group, way.wanted
+        allocs = []
         for rc, amount in wanted:
             entry = inventory.get((rp, rc))
             if entry is None or not amount_fits(entry, amount):
                 return []
+            allocs.append((rp, rc, amount))
         p = self.ctx.providers[rp]
         if way.placed and not _placement_ok(self.ctx, group, p, spans_tree=True):
             return []
@@ -264,7 +275,7 @@ class Trees:
             return []
         if not group.spec.use_same_provider:
             self._count_picks(1)
-        return [combiner.new_choice(((rp,), tuple([(rp, rc, amount) for rc, amount in wanted])))]
+        return [combiner.new_choice(((rp,), tuple(allocs)))]
 
     def _single(self, way: _Group, root, holders: dict) -> list:
         """A suffixed group, met by one provider alone: one of those holding
@@ -275,17 +286,19 @@ class Trees:
         out = []
         # A group without resources may use any provider of the tree itself.
         for rp in holders.get(wanted[0][0], ()) if wanted else self.members.get(root, []):
+            allocs = []
             for rc, amount in wanted:
                 entry = inventory.get((rp, rc))
                 if entry is None or not amount_fits(entry, amount):
                     break
+                allocs.append((rp, rc, amount))
             else:
                 p = ctx.providers[rp]
                 if way.placed and not _placement_ok(ctx, group, p, spans_tree=False):
                     continue
                 if way.judged and not _traits_ok(p.traits, group.required, group.forbidden):
                     continue
-                out.append(combiner.new_choice(((rp,), tuple([(rp, rc, a) for rc, a in wanted]))))
+                out.append(combiner.new_choice(((rp,), tuple(allocs))))
         return out
 
     def _usable(self, way: _Group, rp: int) -> bool:
@@ -307,11 +320,15 @@ class Trees:
         in the tree's pool, judged on the union of their traits."""
         ctx, group, wanted = self.ctx, way.group, way.wanted
         inventory = ctx.inventory
+        if len(wanted) == 1:
+            return self._spread_one(way, holders)
         options = []
         for rc, amount in wanted:
-            able = [rp for rp in holders.get(rc, ())
-                    if amount_fits(inventory[(rp, rc)], amount)
-                    and (not way.filtered or self._usable(way, rp))]
+            able = []
+            for rp in holders.get(rc, ()):
+                if amount_fits(inventory[(rp, rc)], amount) and (
+                        not way.filtered or self._usable(way, rp)):
+                    able.append(rp)
             if not able:
                 return []
             options.append(able)
@@ -330,10 +347,32 @@ class Trees:
                         traits |= providers[rp].traits
                 if not _traits_ok(traits, group.required, ()):
                     continue
+            allocs = []
+            for rp, (rc, amount) in zip(pick, wanted):
+                allocs.append((rp, rc, amount))
             out.append(combiner.new_choice((
                 (pick[0],) if len(used) == 1 else tuple(sorted(used)),
-                tuple([(rp, rc, amount) for rp, (rc, amount) in zip(pick, wanted)]),
+                tuple(allocs),
             )))
+        return out
+
+
+    def _spread_one(self, way: _Group, holders: dict) -> list:
+        """The unsuffixed group asking one class (the nested perfload
+        request's disk): every able provider is a pick of its own, judged
+        on its own traits; :meth:`_spread` without its products and sets."""
+        group, (rc, amount) = way.group, way.wanted[0]
+        inventory, providers = self.ctx.inventory, self.ctx.providers
+        out = []
+        picks = 0
+        for rp in holders.get(rc, ()):
+            if amount_fits(inventory[(rp, rc)], amount) and (
+                    not way.filtered or self._usable(way, rp)):
+                picks += 1
+                if group.required and not _traits_ok(providers[rp].traits, group.required, ()):
+                    continue
+                out.append(combiner.new_choice(((rp,), ((rp, rc, amount),))))
+        self._count_picks(picks)
         return out
 
 

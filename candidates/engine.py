@@ -50,9 +50,12 @@ __all__ = ["AllocationRequest", "CandidateResult", "find_candidates", "serving_r
 
 
 class AllocationRequest(NamedTuple):
-    """One candidate: {provider uuid: {class name: amount}} and, per group
-    suffix, the uuids of the providers that group uses. A named tuple: a
-    large answer builds thousands."""
+    """One candidate: ``allocations``, {provider uuid: {"resources": {class
+    name: amount}}} (the body's shape from microversion 1.12, so that the
+    renderer passes it on rather than wrapping every provider of thousands
+    of candidates), and ``mappings``, per group suffix, the uuids of the
+    providers that group uses. A named tuple: a large answer builds
+    thousands. Read only: candidates share the parts their choices share."""
 
     allocations: dict
     mappings: dict
@@ -223,22 +226,32 @@ def _merged_requests(ctx: SearchContext, found: list, suffixes: list) -> list:
 
 
 def _share(providers: dict, class_names: dict, choice) -> tuple:
-    """({provider uuid: {class name: amount}}, the group's mapping) of one
-    choice; its allocs hold each (provider, class) once, in class order."""
+    """({provider uuid: {"resources": {class name: amount}}}, the group's
+    mapping: the uuids of the providers it uses) of one choice; its allocs
+    hold each (provider, class) once, in class order, and only providers
+    of ``choice.providers``."""
+    chosen, allocs = choice
+    if len(chosen) == 1:  # every suffixed group, every flat candidate
+        uuid = providers[chosen[0]].uuid
+        named = {}
+        for _, rc, amount in allocs:
+            named[class_names[rc]] = amount
+        return ({uuid: {"resources": named}} if named else {}), [uuid]
     resources = {}
-    for rp, rc, amount in choice.allocs:
+    for rp, rc, amount in allocs:
         uuid = providers[rp].uuid
         per = resources.get(uuid)
         if per is None:
-            resources[uuid] = {class_names[rc]: amount}
+            resources[uuid] = {"resources": {class_names[rc]: amount}}
         else:
-            per[class_names[rc]] = amount
-    return resources, _mapped(providers, choice.providers)
+            per["resources"][class_names[rc]] = amount
+    return resources, sorted(providers[p].uuid for p in chosen)
 
 
 def _merged_allocations(providers: dict, class_names: dict, combination) -> dict:
-    """{provider uuid: {class name: amount}} of a candidate whose groups
-    share a provider: their amounts of a class added up, in class order."""
+    """{provider uuid: {"resources": {class name: amount}}} of a candidate
+    whose groups share a provider: their amounts of a class added up, in
+    class order."""
     merged = {}
     for choice in combination:
         for rp, rc, amount in choice.allocs:
@@ -247,12 +260,6 @@ def _merged_allocations(providers: dict, class_names: dict, combination) -> dict
                 merged[rp] = {rc: amount}
             else:
                 per[rc] = per.get(rc, 0) + amount
-    return {providers[rp].uuid: {class_names[rc]: amount for rc, amount in sorted(res.items())}
+    return {providers[rp].uuid: {"resources": {class_names[rc]: amount
+                                               for rc, amount in sorted(res.items())}}
             for rp, res in merged.items()}
-
-
-def _mapped(providers: dict, chosen: tuple) -> list:
-    """The uuids of the providers a group uses, as its mapping lists them."""
-    if len(chosen) == 1:  # every suffixed group
-        return [providers[chosen[0]].uuid]
-    return sorted(providers[p].uuid for p in chosen)

@@ -87,7 +87,7 @@ def explain(request: CandidateRequest, *, show: int = SHOW) -> Explanation:
         steps.append(Step(f"limit={request.limit}", "limit", unlimited - found, [], found))
     by_uuid = {p.uuid: names[p.id] for p in ctx.providers.values()}
     sample = [
-        {by_uuid.get(u, u): dict(res) for u, res in ar.allocations.items()}
+        {by_uuid.get(u, u): dict(res["resources"]) for u, res in ar.allocations.items()}
         for ar in answer[:5]
     ]
     return Explanation(

@@ -4,7 +4,8 @@ The engine (``candidates.engine``) answers in typed objects; this turns
 them into the wire format of the request's microversion:
 
 - allocation requests: a list of ``{"resource_provider": {"uuid"}, "resources"}``
-  before 1.12, a dict keyed by provider uuid from it, with ``mappings`` from 1.34;
+  before 1.12, from it the engine's dict keyed by provider uuid as it is,
+  with ``mappings`` from 1.34;
 - provider summaries: the engine writes them in their wire shape
   (``candidates.summaries``: ``traits`` from 1.17, ``parent_provider_uuid``
   and ``root_provider_uuid`` from 1.29, and which classes and providers
@@ -31,29 +32,21 @@ from candidates.engine import CandidateResult
 
 
 def _allocation_requests(requests, version) -> list:
+    # The engine's allocations are already in the shape of 1.12 and later.
     if version < (1, 12):
         return [
             {
                 "allocations": [
-                    {"resource_provider": {"uuid": uuid}, "resources": resources}
-                    for uuid, resources in r.allocations.items()
+                    {"resource_provider": {"uuid": uuid}, "resources": allocation["resources"]}
+                    for uuid, allocation in r.allocations.items()
                 ]
             }
             for r in requests
         ]
-    # Loops, not a comprehension in a comprehension: the inner one would be
-    # a function call per request, and a nested answer has thousands.
-    with_mappings = version >= (1, 34)
-    out = []
-    for r in requests:
-        allocations = {}
-        for uuid, resources in r.allocations.items():
-            allocations[uuid] = {"resources": resources}
-        if with_mappings:
-            out.append({"allocations": allocations, "mappings": r.mappings})
-        else:
-            out.append({"allocations": allocations})
-    return out
+    if version < (1, 34):
+        return [{"allocations": r.allocations} for r in requests]
+    return [{"allocations": allocations, "mappings": mappings}
+            for allocations, mappings in requests]
 
 
 def render(result: CandidateResult, version) -> dict:

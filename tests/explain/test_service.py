@@ -231,7 +231,7 @@ def test_limit_answer_is_the_engines_limited_answer(world, settings, strategy, l
     result = _explain(query)
     assert result.candidates == len(engine) == min(limit, whole)
     names = dict(ResourceProvider.objects.values_list("uuid", "name"))
-    assert result.sample == [{names[u]: dict(res) for u, res in ar.allocations.items()}
+    assert result.sample == [{names[u]: res["resources"] for u, res in ar.allocations.items()}
                              for ar in engine[:5]]
     removed = [(s.kind, s.removed_count, s.left) for s in result.steps]
     assert removed == ([("limit", whole - limit, limit)] if limit < whole else [])
