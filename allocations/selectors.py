@@ -24,13 +24,13 @@ from datetime import datetime, timezone
 
 import os_traits
 from django.conf import settings
-from django.db import connections
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
 from allocations.models import Allocation, Consumer
 from placement_core import errors
-from placement_core.replica import read_alias
+from placement_core.replica import read_rows
+from placement_core.shared_schema import as_utc
 from placement_core.uuids import normalize_uuid
 from providers.models import (
     Inventory,
@@ -51,21 +51,6 @@ ALL_CONSUMER_TYPES = "all"
 
 def _now():
     return datetime.now(timezone.utc)
-
-
-def _utc(value):
-    """A timestamp read by raw SQL as the models read it (UTCDateTimeField):
-    upstream's columns hold UTC without a zone."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value
-
-
-def _rows(sql, params):
-    """The rows of one read, from the database the ORM would read from."""
-    with connections[read_alias()].cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
 
 
 @dataclass
@@ -103,7 +88,7 @@ def consumer_allocations(*, consumer_uuid: str) -> ConsumerView:
     """One statement (:data:`_CONSUMER_ALLOCATIONS`)."""
     if "\x00" in consumer_uuid:
         return ConsumerView(exists=False, allocations={}, last_modified=_now())
-    rows = _rows(_CONSUMER_ALLOCATIONS, [consumer_uuid])
+    rows = read_rows(_CONSUMER_ALLOCATIONS, [consumer_uuid])
     # A consumer whose project or user row is gone (the shared tables hold
     # no foreign keys) holds nothing, as a join on them would find.
     if not rows or rows[0][7] is None or rows[0][8] is None:
@@ -112,7 +97,7 @@ def consumer_allocations(*, consumer_uuid: str) -> ConsumerView:
     for rp_uuid, rp_generation, class_name, used, *_ in rows:
         entry = allocations.setdefault(rp_uuid, {"generation": rp_generation, "resources": {}})
         entry["resources"][class_name] = used
-    last_modified = max(_utc(updated_at or created_at)
+    last_modified = max(as_utc(updated_at or created_at)
                         for _, _, _, _, created_at, updated_at, *_ in rows)
     *_, generation, project_id, user_id, consumer_type = rows[0]
     return ConsumerView(exists=True, allocations=allocations, last_modified=last_modified,
@@ -142,7 +127,7 @@ def provider_allocations(*, provider_uuid: str, with_generations: bool = False):
     ``with_generations`` (1.28+) adds each consumer's ``consumer_generation``.
     """
     canonical = normalize_uuid(provider_uuid)
-    rows = _rows(_PROVIDER_ALLOCATIONS, [canonical]) if canonical is not None else []
+    rows = read_rows(_PROVIDER_ALLOCATIONS, [canonical]) if canonical is not None else []
     if not rows:
         raise errors.NotFound(f"No resource provider with uuid {provider_uuid} found")
     allocations = {}
@@ -156,7 +141,7 @@ def provider_allocations(*, provider_uuid: str, with_generations: bool = False):
             entry["consumer_generation"] = generation
         if updated_at and (last_modified is None or updated_at > last_modified):
             last_modified = updated_at
-    return rows[0][0], allocations, _utc(last_modified) or _now()
+    return rows[0][0], allocations, as_utc(last_modified) or _now()
 
 
 def provider_usages(*, provider_uuid: str):

@@ -23,10 +23,10 @@ EXPLAIN written out.
 """
 from typing import NamedTuple
 
-from django.db import connection, connections
+from django.db import connection
 
 from placement_core.database import placeholders
-from placement_core.replica import read_alias
+from placement_core.replica import read_rows
 from placement_core.uuids import normalize_uuid
 from providers.models import capacity_sql
 
@@ -53,13 +53,6 @@ def _in(column: str, values, planned: bool = True) -> tuple[str, list]:
             return f"{column} = ANY({array})", ["{" + ",".join(map(str, values)) + "}"]
         return f"{column} = ANY(%s)", [values]
     return f"{column} IN ({placeholders(values)})", values
-
-
-def _fetch(sql: str, params=()) -> list:
-    # The replica when the candidates view reads from one (placement_core.replica).
-    with connections[read_alias()].cursor() as cursor:
-        cursor.execute(sql, list(params))
-        return cursor.fetchall()
 
 
 class Names(NamedTuple):
@@ -96,7 +89,7 @@ def names(classes, traits, uuids, holding: str) -> Names:
     params.append(holding)
     found = Names({}, {}, {}, [])
     by_kind = (found.class_ids, found.trait_ids, found.roots)
-    for kind, name, value in _fetch(" UNION ALL ".join(parts), params):
+    for kind, name, value in read_rows(" UNION ALL ".join(parts), params):
         if kind == 3:
             found.holders.append(value)
         else:
@@ -166,7 +159,7 @@ def usable_inventories(smallest: dict, providers=None) -> list:
         clause, more = _in("i.resource_provider_id", providers)
         where += f" AND {clause}"
         params += more
-    return _fetch(_WITH_USAGE.format(usage=usage, where=where), usage_params + params)
+    return read_rows(_WITH_USAGE.format(usage=usage, where=where), usage_params + params)
 
 
 def provider_inventories(providers) -> list:
@@ -182,7 +175,7 @@ def provider_inventories(providers) -> list:
     """
     usage, usage_params = _in("resource_provider_id", providers, planned=False)
     where, params = _in("i.resource_provider_id", providers, planned=False)
-    return _fetch(_WITH_USAGE.format(usage=usage, where=where), usage_params + params)
+    return read_rows(_WITH_USAGE.format(usage=usage, where=where), usage_params + params)
 
 
 def class_names(ids) -> dict:
@@ -191,7 +184,7 @@ def class_names(ids) -> dict:
     SELECT id, name FROM resource_classes WHERE id IN (:ids)
     """
     ids = sorted(ids)
-    return dict(_fetch(f"SELECT id, name FROM resource_classes WHERE id IN ({placeholders(ids)})",
+    return dict(read_rows(f"SELECT id, name FROM resource_classes WHERE id IN ({placeholders(ids)})",
                        ids))
 
 
@@ -217,7 +210,7 @@ def trees_reached(sharing, roots=None) -> dict:
     # 100,000 providers against 0.06-0.1 s); STRAIGHT_JOIN keeps the written
     # order, from the few sharing providers outwards. PostgreSQL plans it well.
     join = "STRAIGHT_JOIN" if connection.vendor == "mysql" else "JOIN"
-    for rp, root in _fetch(
+    for rp, root in read_rows(
         "SELECT DISTINCT s.resource_provider_id, rp.root_provider_id "
         "FROM resource_provider_aggregates s "
         f"{join} resource_provider_aggregates o ON o.aggregate_id = s.aggregate_id "
@@ -255,7 +248,7 @@ def tree_providers(provider_ids, reached_roots) -> list:
         params += more
     if not parts:
         return []
-    return _fetch(" UNION ".join(parts), params)
+    return read_rows(" UNION ".join(parts), params)
 
 
 def trees_holding(trait_sets) -> list:
@@ -281,7 +274,7 @@ def trees_holding(trait_sets) -> list:
             "JOIN resource_providers h ON h.id = t.resource_provider_id "
             f"WHERE t.trait_id IN ({placeholders(ids)}))")
         params += ids
-    return _fetch("SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers "
+    return read_rows("SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers "
                   f"WHERE {' AND '.join(clauses)}", params)
 
 
@@ -294,7 +287,7 @@ def provider_traits(provider_ids) -> list:
     JOIN traits n ON n.id = t.trait_id WHERE t.resource_provider_id IN (:providers)
     """
     clause, params = _in("t.resource_provider_id", provider_ids)
-    return _fetch("SELECT t.resource_provider_id, t.trait_id, n.name FROM resource_provider_traits t "
+    return read_rows("SELECT t.resource_provider_id, t.trait_id, n.name FROM resource_provider_traits t "
                   f"JOIN traits n ON n.id = t.trait_id WHERE {clause}", params)
 
 
@@ -312,7 +305,7 @@ def provider_aggregates(provider_ids) -> list:
     clause, params = _in("pa.resource_provider_id", provider_ids)
     canonical = {}  # stored spelling -> canonical uuid (few distinct aggregates)
     pairs = []
-    for pid, agg in _fetch(
+    for pid, agg in read_rows(
         "SELECT pa.resource_provider_id, a.uuid FROM resource_provider_aggregates pa "
         f"JOIN placement_aggregates a ON a.id = pa.aggregate_id WHERE {clause}",
         params,
@@ -343,7 +336,7 @@ def summary_inventories(provider_ids, known_ids=()) -> list:
         known, more = _in("i.id", known_ids)
         clause += f" AND NOT ({known})"
         params += more
-    return _fetch(
+    return read_rows(
         "SELECT i.id, i.resource_provider_id, rc.name, i.resource_class_id, i.total, "
         "i.reserved, i.allocation_ratio, (SELECT COALESCE(SUM(a.used), 0) FROM allocations a "
         "WHERE a.resource_provider_id = i.resource_provider_id "
@@ -374,7 +367,7 @@ def provider_id_span() -> tuple:
 
     SELECT MIN(id), MAX(id) FROM resource_providers
     """
-    first, last = _fetch("SELECT MIN(id), MAX(id) FROM resource_providers")[0]
+    first, last = read_rows("SELECT MIN(id), MAX(id) FROM resource_providers")[0]
     return first or 0, last or 0
 
 
@@ -383,7 +376,7 @@ def aggregate_ids() -> list:
 
     SELECT id, uuid FROM placement_aggregates
     """
-    return _fetch("SELECT id, uuid FROM placement_aggregates")
+    return read_rows("SELECT id, uuid FROM placement_aggregates")
 
 
 # Fact kinds in the rows of sharing_facts and root_facts.
@@ -406,7 +399,7 @@ def sharing_facts(sharing, smallest: dict) -> list:
     inv, inv_params = _in("i.resource_provider_id", ids)
     agg, agg_params = _in("resource_provider_id", ids)
     capable, capable_params = _capable(smallest)
-    return _fetch(
+    return read_rows(
         f"SELECT i.resource_provider_id, {CLASS}, i.resource_class_id FROM inventories i "
         f"WHERE {inv} AND {capable} "
         f"UNION ALL SELECT resource_provider_id, {AGGREGATE}, aggregate_id "
@@ -460,6 +453,6 @@ def root_facts(roots, smallest: dict, aggregates, traits) -> list:
                          f"ON o.resource_provider_id = p.id WHERE {span} AND {clause}")
             params += span_params + more
     if not parts:
-        return _fetch(f"SELECT p.root_provider_id, {ROOT}, 0 FROM resource_providers p "
+        return read_rows(f"SELECT p.root_provider_id, {ROOT}, 0 FROM resource_providers p "
                       f"WHERE p.parent_provider_id IS NULL AND {span}", span_params)
-    return _fetch(" UNION ALL ".join(parts), params)
+    return read_rows(" UNION ALL ".join(parts), params)

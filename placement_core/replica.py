@@ -12,8 +12,9 @@ commits. Otherwise, and whenever the replica fails mid-read, the read runs
 on the primary; a replica that cannot be reached is left alone for
 ``DOWN_SECONDS``.
 
-Raw SQL follows the same choice through ``read_alias()``; the ORM through
-``ReplicaRouter`` (settings.DATABASE_ROUTERS).
+Raw SQL follows the same choice through ``read_rows()`` (or
+``read_alias()``); the ORM through ``ReplicaRouter``
+(settings.DATABASE_ROUTERS).
 """
 import contextvars
 import functools
@@ -43,6 +44,14 @@ def configured() -> bool:
 def read_alias() -> str:
     """The database alias the current read goes to."""
     return _alias.get()
+
+
+def read_rows(sql: str, params=()) -> list:
+    """The rows of one raw read, from the database the current read goes
+    to (the replica inside a ``bulk_read`` that may use it)."""
+    with connections[_alias.get()].cursor() as cursor:
+        cursor.execute(sql, list(params))
+        return cursor.fetchall()
 
 
 class ReplicaRouter:

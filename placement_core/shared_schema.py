@@ -209,15 +209,21 @@ def reset_sequences(connection, tables=SEQUENCED) -> None:
                 f"COALESCE(MAX(id), 0) + 1, false) FROM {table}")
 
 
+def as_utc(value):
+    """One of upstream's timestamps as read from the database, with its zone:
+    they hold UTC without one (``timestamp without time zone`` on
+    PostgreSQL, where the driver hands back naive datetimes; MariaDB and
+    SQLite already read them as UTC). For raw SQL reads as for the models."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value
+
+
 class UTCDateTimeField(models.DateTimeField):
-    """Upstream's timestamps: UTC without a zone (``timestamp without time
-    zone`` on PostgreSQL, where Django would otherwise hand back naive
-    datetimes; MariaDB and SQLite already read them as UTC)."""
+    """Upstream's timestamps (:func:`as_utc`)."""
 
     def from_db_value(self, value, expression, connection):
-        if value is not None and value.tzinfo is None:
-            return value.replace(tzinfo=timezone.utc)
-        return value
+        return as_utc(value)
 
 
 class OwnedByUpstream(migrations.operations.base.Operation):

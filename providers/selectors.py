@@ -10,8 +10,6 @@ root uuids come from two self-joins, so the whole page costs one query
 """
 from dataclasses import dataclass
 
-from django.db import connections
-
 from django.db.models import (
     F,
     IntegerField,
@@ -24,7 +22,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lower, Mod
 
 from placement_core import errors
-from placement_core.replica import read_alias
+from placement_core.replica import read_rows
 from placement_core.uuids import normalize_uuid
 from placement_core.querystring import MemberOf, RequiredTraits
 from providers.models import (
@@ -297,10 +295,8 @@ def _every_list_row():
     """PROVIDER_LIST_COLUMNS of every provider, by id, written out: the ORM
     spent more than the read itself turning 1,000 rows into tuples (0.7 ms
     against 0.3). Sorted as ``provider_list_rows`` sorts."""
-    with connections[read_alias()].cursor() as cursor:
-        cursor.execute("SELECT id, uuid, name, generation, parent_provider_id, root_provider_id "
-                       "FROM resource_providers")
-        return sorted(cursor.fetchall())
+    return sorted(read_rows("SELECT id, uuid, name, generation, parent_provider_id, "
+                            "root_provider_id FROM resource_providers"))
 
 
 def provider_list_rows(qs=None):
