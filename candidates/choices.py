@@ -24,16 +24,14 @@ from candidates.context import (
     load_trees,
 )
 from placement_core import errors
+from providers.models import unit_ok
 
 
 def amount_fits(entry, amount) -> bool:
     """One allocation of ``amount`` from an inventory ``entry`` of
-    ``SearchContext.inventory``: ``providers.models.unit_ok`` and the
-    capacity left, written out here rather than called, as this runs for
-    every provider of every tree a group looks at."""
+    ``SearchContext.inventory``: its units and the capacity left."""
     capacity, used, min_unit, max_unit, step = entry
-    return (min_unit <= amount <= max_unit and (not step or amount % step == 0)
-            and used + amount <= capacity)
+    return used + amount <= capacity and unit_ok(amount, min_unit, max_unit, step)
 
 
 # Loops rather than all() over a generator: these run once a provider or a
@@ -320,8 +318,6 @@ class Trees:
         in the tree's pool, judged on the union of their traits."""
         ctx, group, wanted = self.ctx, way.group, way.wanted
         inventory = ctx.inventory
-        if len(wanted) == 1:
-            return self._spread_one(way, holders)
         options = []
         for rc, amount in wanted:
             able = []
@@ -335,6 +331,16 @@ class Trees:
         self._count_picks(prod(map(len, options)))
         providers = ctx.providers
         out = []
+        if len(wanted) == 1:
+            # One class (the nested perfload request's disk): each able
+            # provider is a pick of its own, judged on its own traits, with
+            # no product, set or sort.
+            ((rc, amount),), (able,) = wanted, options
+            for rp in able:
+                if group.required and not _traits_ok(providers[rp].traits, group.required, ()):
+                    continue
+                out.append(combiner.new_choice(((rp,), ((rp, rc, amount),))))
+            return out
         for pick in product(*options):
             used = set(pick)
             if group.required:
@@ -354,25 +360,6 @@ class Trees:
                 (pick[0],) if len(used) == 1 else tuple(sorted(used)),
                 tuple(allocs),
             )))
-        return out
-
-
-    def _spread_one(self, way: _Group, holders: dict) -> list:
-        """The unsuffixed group asking one class (the nested perfload
-        request's disk): every able provider is a pick of its own, judged
-        on its own traits; :meth:`_spread` without its products and sets."""
-        group, (rc, amount) = way.group, way.wanted[0]
-        inventory, providers = self.ctx.inventory, self.ctx.providers
-        out = []
-        picks = 0
-        for rp in holders.get(rc, ()):
-            if amount_fits(inventory[(rp, rc)], amount) and (
-                    not way.filtered or self._usable(way, rp)):
-                picks += 1
-                if group.required and not _traits_ok(providers[rp].traits, group.required, ()):
-                    continue
-                out.append(combiner.new_choice(((rp,), ((rp, rc, amount),))))
-        self._count_picks(picks)
         return out
 
 
