@@ -262,7 +262,7 @@ def _allocated_providers(combination):
 
 
 def combine(
-    trees: Iterable[tuple],
+    trees: Iterable[Sequence[Sequence[Choice]]],
     problem: Problem,
     *,
     strategy: str = "depth-first",
@@ -271,8 +271,8 @@ def combine(
     """The valid combinations over all trees, at most ``cap`` (-1: all), as
     they are walked.
 
-    ``trees``: ``(root id, per-group choice lists)`` pairs in the order the
-    trees are to be tried.
+    ``trees``: each tree's per-group choice lists, in the order the trees
+    are to be tried.
     """
     seen_shared = set()
     root_of = problem.root_of
@@ -306,9 +306,9 @@ def combine(
         return filter(valid, combinations)
 
     if strategy == "breadth-first":
-        stream = _round_robin([per_tree(choices) for _, choices in trees])
+        stream = _round_robin([per_tree(choices) for choices in trees])
     else:
-        stream = chain.from_iterable(per_tree(choices) for _, choices in trees)
+        stream = chain.from_iterable(per_tree(choices) for choices in trees)
     if cap is not None and cap >= 0:
         stream = islice(stream, cap)
     return stream

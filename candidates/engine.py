@@ -160,7 +160,7 @@ def _search(ctx: SearchContext, smallest: dict) -> list:
     trees = Trees(ctx)
     results = []
     servable = (
-        (root, lists) for root in trees.load(smallest, page, produced=results.__len__)
+        lists for root in trees.load(smallest, page, produced=results.__len__)
         if (lists := trees.tree(root)) is not None
     )
     for combination in combiner.combine(

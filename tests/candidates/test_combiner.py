@@ -69,7 +69,7 @@ PRUNED_WALK = sum(perm(8, d) for d in range(1, 9))  # 109 600
 def test_eight_children_eight_groups_capped_stops_early():
     children = list(range(1, 9))
     problem = _problem(children, isolate=[True] * 8)
-    results = list(combine([(0, [_choices(children)] * 8)], problem, cap=1000))
+    results = list(combine([[_choices(children)] * 8], problem, cap=1000))
     assert len(results) == 1000
     # Lazy: at most 8 new placements per result yielded, then it stops.
     assert problem.placements <= 8 * 1000
@@ -78,7 +78,7 @@ def test_eight_children_eight_groups_capped_stops_early():
 def test_eight_children_eight_groups_uncapped_isolate_visits_only_valid_prefixes():
     children = list(range(1, 9))
     problem = _problem(children, isolate=[True] * 8)
-    count = sum(1 for _ in combine([(0, [_choices(children)] * 8)], problem))
+    count = sum(1 for _ in combine([[_choices(children)] * 8], problem))
     assert count == 40320  # 8! distinct group -> provider mappings
     assert problem.placements == PRUNED_WALK
 
@@ -88,13 +88,13 @@ def test_capacity_bounds_group_policy_none():
     # capacity forces a permutation, pruned early, not 8**8 tries.
     children = list(range(1, 9))
     problem = _problem(children, free=1, isolate=[False] * 8)
-    count = sum(1 for _ in combine([(0, [_choices(children)] * 8)], problem))
+    count = sum(1 for _ in combine([[_choices(children)] * 8], problem))
     assert count == 40320
     assert problem.placements == PRUNED_WALK
 
 
 def test_breadth_first_takes_one_per_tree_in_turn():
-    trees = [(root, [_choices([root])]) for root in (1, 2, 3)]
+    trees = [[_choices([root])] for root in (1, 2, 3)]
     problem = _problem([1, 2, 3], isolate=[False])
     problem.root_of = {1: 1, 2: 2, 3: 3}
     got = [combination[0].providers[0]
