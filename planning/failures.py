@@ -69,6 +69,7 @@ SHOW = 5  # providers per explanation step kept in a record
 # cloud every answer is empty, so a count a minute alone would let the
 # explanations take a worker whole.
 EXPLAIN_SHARE = 0.1
+_FULL_CREDIT = 60 * EXPLAIN_SHARE  # seconds: a minute's share
 
 
 class _RateLimit:
@@ -81,12 +82,11 @@ class _RateLimit:
         self.per_minute = per_minute
         self.lock = threading.Lock()
         self.granted = collections.deque()
-        self.credit, self.credit_at = 60 * EXPLAIN_SHARE, None
+        self.credit, self.credit_at = _FULL_CREDIT, None
 
     def _refill(self, now):
         if self.credit_at is not None:
-            self.credit = min(60 * EXPLAIN_SHARE,
-                              self.credit + (now - self.credit_at) * EXPLAIN_SHARE)
+            self.credit = min(_FULL_CREDIT, self.credit + (now - self.credit_at) * EXPLAIN_SHARE)
         self.credit_at = now
 
     def allow(self, now=None) -> bool:
@@ -115,7 +115,7 @@ class _RateLimit:
     def reset(self):
         with self.lock:
             self.granted.clear()
-            self.credit, self.credit_at = 60 * EXPLAIN_SHARE, None
+            self.credit, self.credit_at = _FULL_CREDIT, None
 
 
 explanations = _RateLimit(lambda: settings.PLACEMENT_FAILURE_EXPLAIN_PER_MINUTE)
