@@ -43,7 +43,7 @@ def _in(column: str, values, planned: bool = True) -> tuple[str, list]:
     index scans from 400 to 130,000 rows at 100,000 providers. Not for a
     small table: it is scanned whole, and an unseen array is then searched
     element by element for every row (Q5 and Q6 on 1,000 flat providers
-    went from 1.1 to 2.3 ms)."""
+    went from 1.1 to 2.3 ms); :func:`_planned` says when."""
     values = list(values)
     if connection.vendor == "postgresql":
         if not values or set(map(type, values)) == {int}:  # C speed: lists of 50,000 ids
@@ -53,6 +53,19 @@ def _in(column: str, values, planned: bool = True) -> tuple[str, list]:
             return f"{column} = ANY({array})", ["{" + ",".join(map(str, values)) + "}"]
         return f"{column} = ANY(%s)", [values]
     return f"{column} IN ({placeholders(values)})", values
+
+
+def _planned(ids) -> bool:
+    """Whether Q5 and Q6 hand ``ids`` to the planner: only while it is short.
+
+    Their tables are small on a small cloud (500 trait rows on the flat
+    bench), where an unseen list costs a scan searching it row by row (0.4
+    against 1.2 ms for 500 ids); but the planner's look at each id costs
+    more than it saves once the list is long: PostgreSQL's own planning and
+    execution time for Q5 at 2,000 ids 3.1 ms planned against 1.8, at 7,000
+    (1,000 nested trees) 9.1 against 4.3, at 48,000 (100,000 providers) 62
+    against 48, and Q6 at 48,000 56 against 41."""
+    return len(ids) < 2000
 
 
 class Names(NamedTuple):
@@ -286,7 +299,7 @@ def provider_traits(provider_ids) -> list:
     SELECT t.resource_provider_id, t.trait_id, n.name FROM resource_provider_traits t
     JOIN traits n ON n.id = t.trait_id WHERE t.resource_provider_id IN (:providers)
     """
-    clause, params = _in("t.resource_provider_id", provider_ids)
+    clause, params = _in("t.resource_provider_id", provider_ids, _planned(provider_ids))
     return read_rows("SELECT t.resource_provider_id, t.trait_id, n.name FROM resource_provider_traits t "
                   f"JOIN traits n ON n.id = t.trait_id WHERE {clause}", params)
 
@@ -302,7 +315,7 @@ def provider_aggregates(provider_ids) -> list:
     ran the two halves in parallel workers, whose start took longer than
     both (22 ms against 9 for a batch of 1,000 trees).
     """
-    clause, params = _in("pa.resource_provider_id", provider_ids)
+    clause, params = _in("pa.resource_provider_id", provider_ids, _planned(provider_ids))
     canonical = {}  # stored spelling -> canonical uuid (few distinct aggregates)
     pairs = []
     for pid, agg in read_rows(
