@@ -120,7 +120,8 @@ class Server:
                ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
         if self.kind == "ours":
             env.update(DATABASE_URL=_driver_url(self.args.db, "ours", self.database),
-                       PLACEMENT_AUTH_STRATEGY="noauth2", PLACEMENT_LOG_LEVEL="WARNING")
+                       PLACEMENT_AUTH_STRATEGY="noauth2", PLACEMENT_LOG_LEVEL="WARNING",
+                       PLACEMENT_REQUEST_LOG_LEVEL="WARNING")
         else:
             with open(os.path.join(self.tmp, "placement.conf"), "w") as handle:
                 handle.write(

@@ -1,7 +1,9 @@
 """`make bench-upstream`: this service against upstream openstack-placement.
 
 Both servers run the same way: gunicorn -w 2 on 127.0.0.1, noauth2, each on
-its own fresh PostgreSQL database, logging at WARNING.  Upstream is installed
+its own fresh PostgreSQL database, logging at WARNING (the line per request
+too: upstream's is on its `placement` logger, which WARNING silences, and
+ours is PLACEMENT_REQUEST_LOG_LEVEL).  Upstream is installed
 (not vendored) in a throwaway virtualenv outside the repository, by default
 ~/.cache/placement-upstream/venv-16.0.0 (openstack-placement==16.0.0 plus
 gunicorn and psycopg2-binary, added when missing), configured by a
@@ -247,7 +249,8 @@ class Server:
                        if not k.startswith(("PLACEMENT_", "OS_"))
                        and k != "DJANGO_SETTINGS_MODULE"}
                 env.update(DATABASE_URL=f"{args.pg}/{self.db}",
-                           PLACEMENT_AUTH_STRATEGY="noauth2", PLACEMENT_LOG_LEVEL="WARNING")
+                           PLACEMENT_AUTH_STRATEGY="noauth2", PLACEMENT_LOG_LEVEL="WARNING",
+                           PLACEMENT_REQUEST_LOG_LEVEL="WARNING")
                 subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT,
                                env=env, check=True, timeout=300, stdout=subprocess.DEVNULL)
                 argv = [GUNICORN, "placement_site.wsgi:application"]
