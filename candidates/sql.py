@@ -198,7 +198,7 @@ def class_names(ids) -> dict:
     """
     ids = sorted(ids)
     return dict(read_rows(f"SELECT id, name FROM resource_classes WHERE id IN ({placeholders(ids)})",
-                       ids))
+                          ids))
 
 
 def trees_reached(sharing, roots=None) -> dict:
@@ -288,7 +288,7 @@ def trees_holding(trait_sets) -> list:
             f"WHERE t.trait_id IN ({placeholders(ids)}))")
         params += ids
     return read_rows("SELECT id, uuid, parent_provider_id, root_provider_id FROM resource_providers "
-                  f"WHERE {' AND '.join(clauses)}", params)
+                     f"WHERE {' AND '.join(clauses)}", params)
 
 
 def provider_traits(provider_ids) -> list:
@@ -301,7 +301,7 @@ def provider_traits(provider_ids) -> list:
     """
     clause, params = _in("t.resource_provider_id", provider_ids, _planned(provider_ids))
     return read_rows("SELECT t.resource_provider_id, t.trait_id, n.name FROM resource_provider_traits t "
-                  f"JOIN traits n ON n.id = t.trait_id WHERE {clause}", params)
+                     f"JOIN traits n ON n.id = t.trait_id WHERE {clause}", params)
 
 
 def provider_aggregates(provider_ids) -> list:
@@ -467,5 +467,5 @@ def root_facts(roots, smallest: dict, aggregates, traits) -> list:
             params += span_params + more
     if not parts:
         return read_rows(f"SELECT p.root_provider_id, {ROOT}, 0 FROM resource_providers p "
-                      f"WHERE p.parent_provider_id IS NULL AND {span}", span_params)
+                         f"WHERE p.parent_provider_id IS NULL AND {span}", span_params)
     return read_rows(" UNION ALL ".join(parts), params)
