@@ -15,8 +15,9 @@ decorators would only repeat:
 - a description on every operation, one spelling of the tags (and one for
   ``GET /``), ``limit`` a number, and the checks the server makes on query
   parameters (uuids, ``group_policy``, ``/usages`` ids, and the request-group
-  grammar's forms from ``placement_core.querystring.PATTERNS``, with the
-  suffixed group parameters in ``x-suffixed-parameters``);
+  grammar's forms from ``placement_core.querystring.PATTERNS``, or
+  ``PROVIDER_LIST_PATTERNS`` on the provider list, with the suffixed group
+  parameters in ``x-suffixed-parameters``);
 - named components for the request and response bodies.
 """
 import copy
@@ -78,6 +79,12 @@ _PATTERN_NOTE = (
     "names an unknown resource class, trait or group suffix, asks for an amount of 0, names "
     "a class twice or both requires and forbids a trait (and, as Python's `$` allows, a "
     "trailing newline after a uuid is refused).")
+_LIST_PATTERN_NOTE = (
+    " The pattern is the value's form, with names of any spelling: this list looks a name up "
+    "only while the filters before it (in_tree, required, member_of, resources, in that "
+    "order) still match some provider, and otherwise answers an empty list, as upstream. A "
+    "value of that form is still refused (400) for an unknown or empty name, an amount of 0, "
+    "`!` inside `in:`, or a trait both required and forbidden.")
 _SUFFIXED_NOTE = (
     "Request groups: each of `resources`, `required`, `member_of` and `in_tree` may also be "
     "sent suffixed (`resources1`, `required_NIC`, ...: a suffix is 1 to 64 of "
@@ -213,13 +220,18 @@ def postprocess(result, generator, request, public):
                     # The server reads it as digits (upstream's schema); it is a number.
                     param["schema"] = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
                 elif name in grammar:
-                    # The request-group grammar's forms (placement_core.querystring.PATTERNS).
-                    pattern = {"type": "string", "pattern": querystring.PATTERNS[name]}
+                    # The request-group grammar's forms (placement_core.querystring.PATTERNS;
+                    # the provider list's names of any spelling, PROVIDER_LIST_PATTERNS).
+                    forms = (querystring.PROVIDER_LIST_PATTERNS
+                             if path == "/resource_providers" else {})
+                    pattern = {"type": "string",
+                               "pattern": forms.get(name, querystring.PATTERNS[name])}
                     if param["schema"].get("type") == "array":
                         param["schema"] = {"type": "array", "items": pattern}
                     else:
                         param["schema"] = pattern
-                    param["description"] = (param.get("description") or "") + _PATTERN_NOTE
+                    param["description"] = (param.get("description") or "") + (
+                        _LIST_PATTERN_NOTE if name in forms else _PATTERN_NOTE)
                 elif name in ("in_tree", "uuid"):
                     # Checked as a body's "format": "uuid" is.
                     param["schema"] = {"type": "string", "pattern": f"^{UUID_FORMAT_SPELLING}$"}

@@ -79,6 +79,20 @@ PATTERNS = {
     "same_subtree": f"^{_SUFFIX_ITEM}(?:,{_SUFFIX_ITEM})*$",
 }
 
+# GET /resource_providers looks a name up only while every filter before it
+# still matches some provider: as upstream, an unknown ``in_tree`` provider
+# or a trait nobody has answers an empty list before a later name is looked
+# up at all. There a name of any spelling can get a 200, so these patterns
+# take any name the grammar splits out: the class before ``:``, and any
+# comma-separated item with a character other than a space (looser than the
+# grammar, which also refuses an empty forbidden name and ``!`` inside ``in:``).
+_ANY_CLASS = f"[^,:]*:{_AMOUNT}"
+_ANY_ITEM = r"[^,]*[^,\s][^,]*"
+PROVIDER_LIST_PATTERNS = {
+    "resources": f"^{_ANY_CLASS}(?:,{_ANY_CLASS})*$",
+    "required": f"^{_ANY_ITEM}(?:,{_ANY_ITEM})*$",
+}
+
 
 # -- Typed results -------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from placement_core import errors, querystring
-from placement_core.querystring import PATTERNS
+from placement_core.querystring import PATTERNS, PROVIDER_LIST_PATTERNS
 from placement_core.uuids import UUID_FORMAT_SPELLING
 from tests.factories import InventoryFactory, ResourceProviderFactory, resource_class
 
@@ -49,8 +49,9 @@ def test_the_document_carries_the_grammars_patterns(document):
     for name in ("resources", "required", "member_of", "in_tree", "root_required",
                  "same_subtree"):
         assert _pattern(document, "/allocation_candidates", name) == PATTERNS[name], name
-    for name in ("resources", "required", "member_of"):
-        assert _pattern(document, "/resource_providers", name) == PATTERNS[name], name
+    assert _pattern(document, "/resource_providers", "member_of") == PATTERNS["member_of"]
+    for name in ("resources", "required"):
+        assert _pattern(document, "/resource_providers", name) == PROVIDER_LIST_PATTERNS[name]
     # Repeatable on the provider list: each value has the form.
     assert _param(document, "/resource_providers", "required")["schema"]["type"] == "array"
     for name in ("uuid", "in_tree"):
@@ -115,6 +116,15 @@ def test_what_the_server_takes_matches(api, cloud, document, path, name):
         assert _matches(pattern, value), value
 
 
+# Refused on the provider list for their names alone (unknown there): an
+# unknown in_tree provider answers an empty list before they are looked up.
+NAMES_ONLY = {"resources": {"vcpu:1", " VCPU:1", "VCPU :1"},
+              "required": {"hw_cpu_x86_avx", " in:CUSTOM_GOLD", "! CUSTOM_GOLD"}}
+# Refused for their form, yet matching the provider list's looser patterns
+# (its note names these: an empty name, '!' inside in:).
+LOOSER_ON_THE_LIST = {"required": {"!", "in:", "in:!CUSTOM_GOLD"}}
+
+
 @pytest.mark.parametrize("path", ["/allocation_candidates", "/resource_providers"])
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_what_the_server_refuses_for_its_form_does_not_match(api, cloud, document, path,
@@ -123,7 +133,28 @@ def test_what_the_server_refuses_for_its_form_does_not_match(api, cloud, documen
     for value in REFUSED[name]:
         response = _get(api, path, name, value)
         assert response.status_code == 400, (value, response.content)
-        assert not _matches(pattern, value), value
+        if path == "/resource_providers" and (value in NAMES_ONLY.get(name, ())
+                                              or value in LOOSER_ON_THE_LIST.get(name, ())):
+            assert _matches(pattern, value), value
+        else:
+            assert not _matches(pattern, value), value
+
+
+@pytest.mark.parametrize("name", sorted(NAMES_ONLY))
+def test_the_provider_list_answers_names_of_any_spelling_after_an_empty_filter(
+        api, cloud, document, name):
+    # The fuzzer's finding: such a value, refused by the old pattern, got a
+    # 200 (as from upstream) beside an in_tree provider that does not exist.
+    pattern = _pattern(document, "/resource_providers", name)
+    for value in NAMES_ONLY[name]:
+        query = f"in_tree=5a1b2c3d-4e5f-4071-8293-000000000000&{name}={quote(value)}"
+        response = api.get(f"/resource_providers?{query}", mv="1.39")
+        assert response.status_code == 200, (value, response.content)
+        assert response.json() == {"resource_providers": []}
+        assert _matches(pattern, value), value
+    for value in LOOSER_ON_THE_LIST.get(name, ()):
+        query = f"in_tree=5a1b2c3d-4e5f-4071-8293-000000000000&{name}={quote(value)}"
+        assert api.get(f"/resource_providers?{query}", mv="1.39").status_code == 400, value
 
 
 def test_root_required_and_same_subtree(api, cloud):
@@ -221,6 +252,21 @@ def test_generated_values_match_exactly_what_the_grammar_takes(name):
         elif matches:
             assert any(reason in refusal for reason in DOCUMENTED), (value, refusal)
     assert taken > 500, taken  # the generator reaches the accepted forms
+
+
+@pytest.mark.parametrize("name", sorted(PROVIDER_LIST_PATTERNS))
+def test_the_provider_lists_patterns_match_every_value_the_grammar_takes(name):
+    # Names of any spelling: the list may answer before looking them up.
+    rng = random.Random(f"list-patterns-{name}")
+    tokens = _TOKENS[name]
+    taken = 0
+    for _ in range(20_000):
+        value = _generate(rng, name, tokens)
+        refusal = _taken(name, value)
+        if refusal is None or refusal.startswith("No such name"):
+            taken += 1
+            assert _matches(PROVIDER_LIST_PATTERNS[name], value), value
+    assert taken > 1000, taken
 
 
 def test_the_provider_lists_uuids_match_exactly_what_format_uuid_takes():
