@@ -46,27 +46,35 @@ allocations_set(consumer_uuid="5e1f0000-0000-4000-8000-000000000001",
 """
 
 
-def _scratch_url(tmp_path):
+@pytest.fixture
+def scratch_url(tmp_path):
+    """A database of its own for the move (beside the test database, on the
+    same server), dropped afterwards."""
     settings = connection.settings_dict
     name = f"{settings['NAME']}_move"
+    auth = settings["USER"] + (f":{settings['PASSWORD']}" if settings["PASSWORD"] else "")
     if connection.vendor == "postgresql":
         import psycopg
 
-        admin = psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432,
-                                user=settings["USER"], password=settings["PASSWORD"] or None,
-                                dbname="postgres", autocommit=True)
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-        admin.close()
-        auth = settings["USER"] + (f":{settings['PASSWORD']}" if settings["PASSWORD"] else "")
-        return f"postgres://{auth}@{settings['HOST']}:{settings['PORT'] or 5432}/{name}"
-    if connection.vendor == "mysql":
+        def admin(statement):
+            with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432,
+                                 user=settings["USER"], password=settings["PASSWORD"] or None,
+                                 dbname="postgres", autocommit=True) as conn:
+                conn.execute(statement)
+
+        admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin(f'CREATE DATABASE "{name}"')
+        yield f"postgres://{auth}@{settings['HOST']}:{settings['PORT'] or 5432}/{name}"
+        admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    elif connection.vendor == "mysql":
         with connection.cursor() as cursor:
             cursor.execute(f"DROP DATABASE IF EXISTS `{name}`")
             cursor.execute(f"CREATE DATABASE `{name}`")
-        auth = settings["USER"] + (f":{settings['PASSWORD']}" if settings["PASSWORD"] else "")
-        return f"mysql://{auth}@{settings['HOST']}:{settings['PORT'] or 3306}/{name}"
-    return f"sqlite:///{tmp_path / 'move.sqlite3'}"
+        yield f"mysql://{auth}@{settings['HOST']}:{settings['PORT'] or 3306}/{name}"
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{name}`")
+    else:
+        yield f"sqlite:///{tmp_path / 'move.sqlite3'}"
 
 
 # The checkout is installed editable (make venv): its finder would hand an
@@ -126,8 +134,8 @@ def earlier_tree(tmp_path):
     return tree
 
 
-def test_the_demo_cloud_and_its_history_survive_the_move(tmp_path, earlier_tree):
-    url = _scratch_url(tmp_path)
+def test_the_demo_cloud_and_its_history_survive_the_move(tmp_path, earlier_tree, scratch_url):
+    url = scratch_url
     _manage(earlier_tree, url, "migrate", "-v0")
     _manage(earlier_tree, url, "demo_cloud")
     before = tmp_path / "before.json"
