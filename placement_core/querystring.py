@@ -504,7 +504,10 @@ def parse_candidate_request(query, mv=MAX_VERSION, *, strict: bool = True) -> Ca
                 )
             request.group_policy = "none"
     if mv >= (1, 16) and "limit" in query:
-        request.limit = int(query["limit"][0])
+        raw = query["limit"][0]  # digits, no leading zero (the query schema)
+        # Too long is too large, said before int(), which refuses more than
+        # 4,300 digits with a ValueError.
+        request.limit = MAX_LIMIT + 1 if len(raw) > len(str(MAX_LIMIT)) else int(raw)
         if request.limit > MAX_LIMIT:
             raise errors.BadRequest(
                 f"Invalid query string parameters: limit must be at most {MAX_LIMIT}",
