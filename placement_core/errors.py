@@ -228,14 +228,17 @@ def for_request_error(exc):
     return None
 
 
-def wants_html(request):
-    """True when the client's Accept prefers HTML and does not take JSON."""
+def error_format(request) -> str:
+    """"json", "html" or "plain": how an error is written for the client's
+    Accept. JSON whenever it is taken (or Accept is absent); otherwise an
+    HTML page when HTML is taken and plain text when neither is, as
+    upstream's error pages go."""
     from placement_core.http import accepts_json, accept_types
 
     accept = request.META.get("HTTP_ACCEPT")
     if not accept or accepts_json(accept):
-        return False
-    return "text/html" in accept_types(accept)
+        return "json"
+    return "html" if "text/html" in accept_types(accept) else "plain"
 
 
 def render_error(request, error):
@@ -249,7 +252,11 @@ def render_error(request, error):
     message = str(error.detail).replace("\n", " ").replace("\r", "") if error.detail else ""
     detail = f"{explanation}\n\n {message}  " if message else f"{explanation}\n\n   "
     request_id = getattr(request, "placement_request_id", None)
-    if wants_html(request):
+    written = error_format(request)
+    if written == "plain":
+        response = HttpResponse(f"{status} {title}\n\n{detail}", status=status,
+                                content_type="text/plain; charset=UTF-8")
+    elif written == "html":
         body = (
             f"<html>\n <head>\n  <title>{status} {escape(title)}</title>\n </head>\n"
             f" <body>\n  <h1>{status} {escape(title)}</h1>\n  {escape(explanation)}<br /><br />\n"

@@ -50,6 +50,26 @@ def test_unsupported_version_html_when_asked(api):
     assert response["content-type"].startswith("text/html")
 
 
+@pytest.mark.parametrize("accept", ["text/plain", "image/png"])
+def test_error_plain_text_when_neither_json_nor_html_is_taken(api, accept):
+    # As upstream's error pages: status line, explanation, then the reason.
+    response = api.get("/resource_providers", mv="1.5.1", headers={"accept": accept})
+    assert response.status_code == 400
+    assert response["content-type"] == "text/plain; charset=UTF-8"
+    assert response.content.decode() == (
+        "400 Bad Request\n\nThe server could not comply with the request since it is "
+        "either malformed or otherwise incorrect.\n\n invalid version string: 1.5.1  ")
+    refused = api.get("/resource_providers", headers={"accept": accept})
+    assert refused.status_code == 406
+    assert refused.content.decode().startswith("406 Not Acceptable\n\n")
+
+
+def test_error_json_when_json_is_taken_beside_plain_text(api):
+    response = api.get("/", mv="1.5.1", headers={"accept": "text/plain, */*;q=0.1"})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["status"] == 400
+
+
 def test_no_token_is_401_except_root(api):
     assert api.get("/resource_providers", token=None).status_code == 401
     assert api.get("/", token=None).status_code == 200
