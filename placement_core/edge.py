@@ -211,7 +211,8 @@ class PlacementEdgeMiddleware:
             for name in ("cache-control", "last-modified"):
                 if name in response:
                     del response[name]
-        if not has_body:
+        # A HEAD answer never has a body; its type is the page's (errors.error_format).
+        if not has_body and request.method != "HEAD":
             if "Content-Type" in response:
                 del response["Content-Type"]
         elif (

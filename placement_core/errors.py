@@ -229,12 +229,15 @@ def for_request_error(exc):
 
 
 def error_format(request) -> str:
-    """"json", "html" or "plain": how an error is written for the client's
-    Accept. JSON whenever it is taken (or Accept is absent); otherwise an
-    HTML page when HTML is taken and plain text when neither is, as
-    upstream's error pages go."""
+    """"json", "html", "plain" or "head": how an error is written for the
+    client's Accept. JSON whenever it is taken (or Accept is absent);
+    otherwise an HTML page when HTML is taken and plain text when neither
+    is, as upstream's error pages go. A HEAD request gets what upstream's
+    pages give it whatever its Accept: no body, an HTML type."""
     from placement_core.http import accepts_json, accept_types
 
+    if request.method == "HEAD":
+        return "head"
     accept = request.META.get("HTTP_ACCEPT")
     if not accept or accepts_json(accept):
         return "json"
@@ -253,7 +256,9 @@ def render_error(request, error):
     detail = f"{explanation}\n\n {message}  " if message else f"{explanation}\n\n   "
     request_id = getattr(request, "placement_request_id", None)
     written = error_format(request)
-    if written == "plain":
+    if written == "head":
+        response = HttpResponse(b"", status=status, content_type="text/html; charset=UTF-8")
+    elif written == "plain":
         response = HttpResponse(f"{status} {title}\n\n{detail}", status=status,
                                 content_type="text/plain; charset=UTF-8")
     elif written == "html":

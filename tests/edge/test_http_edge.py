@@ -70,6 +70,17 @@ def test_error_json_when_json_is_taken_beside_plain_text(api):
     assert response.json()["errors"][0]["status"] == 400
 
 
+@pytest.mark.parametrize("mv, status", [("LATEST", 400), ("1.99", 406), ("latest", 405)])
+def test_head_error_is_empty_html_as_upstream(api, mv, status):
+    # Upstream's error pages answer HEAD with no body and an HTML type,
+    # whatever the Accept header says.
+    response = api.request("HEAD", "/resource_providers", mv=mv,
+                           headers={"accept": "application/json"})
+    assert response.status_code == status
+    assert response["content-type"] == "text/html; charset=UTF-8"
+    assert response.content == b""
+
+
 def test_no_token_is_401_except_root(api):
     assert api.get("/resource_providers", token=None).status_code == 401
     assert api.get("/", token=None).status_code == 200
