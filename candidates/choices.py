@@ -176,8 +176,7 @@ class Trees:
             yield from self.roots()
             return
         ctx = self.ctx
-        sharing = ctx.shares
-        wanted = paging.needs(ctx, smallest, sharing)
+        wanted, sharing = paging.needs(ctx, smallest, ctx.shares)
         if wanted is None:
             return
         for batch in paging.batches(paging.serving_roots(smallest, wanted), produced, page):

@@ -49,10 +49,14 @@ class Need:
     facts: frozenset
 
 
-def needs(ctx: SearchContext, smallest: dict, sharing: list) -> list | None:
-    """The needs of the request (None: no tree can serve). ``sharing``: the
-    ids of the providers with the sharing trait, any of which may serve a
-    tree from outside it, through an aggregate."""
+def needs(ctx: SearchContext, smallest: dict, sharing: list) -> tuple[list | None, list]:
+    """The needs of the request (None: no tree can serve), and which of
+    ``sharing`` hold a requested class big enough to serve, ascending.
+    ``sharing``: the ids of the providers with the sharing trait, any of
+    which may serve a tree from outside it, through an aggregate; one that
+    holds none of the requested classes serves no tree, and the batches
+    need not ask which trees it reaches (an Ironic request beside sharing
+    disk pools)."""
     offered, sharing_aggs, sharing_traits = {}, {}, set()
     if sharing:
         for rp, kind, value in sql.sharing_facts(sharing, smallest):
@@ -86,9 +90,10 @@ def needs(ctx: SearchContext, smallest: dict, sharing: list) -> list | None:
                 (sql.AGGREGATE, agg) for uuid in any_of for agg in aggregate_ids.get(uuid, ()))))
         if group.in_tree_root is not None:
             out.append(Need(frozenset({(sql.ROOT, group.in_tree_root)})))
+    serving = sorted({rp for holders in offered.values() for rp in holders})
     if any(not need.facts for need in out):
-        return None
-    return out
+        return None, serving
+    return out, serving
 
 
 def _aggregate_ids(ctx: SearchContext) -> dict:

@@ -14,8 +14,9 @@ and the names of classes it did not ask for. A search
 that stops at a limit (``candidates.paging``) reads the span of provider
 ids and the sharing providers with what they hold (QS), then, a range of
 ids at a time (ranges doubling), the facts of the trees there (QP), and
-loads the trees that pass in batches: the sharing providers reaching the
-batch (Q3 scoped to it) and every inventory of those not read yet (Q1b),
+loads the trees that pass in batches: the sharing providers holding a
+requested class that reach the batch (Q3 scoped to it; not run when none
+holds one) and every inventory of those not read yet (Q1b),
 the batch's providers with those sharing providers' trees (Q4), every
 inventory of the batch's providers (Q1b), Q5 and Q6. Raw SQL rather than
 the ORM because the statements are few, hot, and easier to read and

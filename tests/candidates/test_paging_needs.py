@@ -6,7 +6,7 @@ ranges of 4 ids so that the walk also turns to its rarest need: the limited
 answer must be the unlimited one's head."""
 import pytest
 
-from candidates import paging
+from candidates import paging, sql
 from tests.support.api import assert_limited_is_head
 
 QUERIES = {
@@ -68,3 +68,23 @@ def test_limited_answer_is_the_unlimited_head(api, cloud, name, limit):
     assert_limited_is_head(full, part, limit)
     if name not in ("nothing can serve", "member_of the pool aggregate"):
         assert full["allocation_requests"], name
+
+
+@pytest.mark.parametrize("name, asks_reach", [
+    ("ironic", False),  # the pools hold DISK_GB only: they serve no tree here
+    ("disk alone (pool-only candidates)", True),
+    ("spread over a pool", True),
+])
+def test_batches_ask_which_trees_only_pools_able_to_serve_reach(api, cloud, monkeypatch,
+                                                                 name, asks_reach):
+    asked = []
+    real = sql.trees_reached
+
+    def counting(sharing, roots=None):
+        asked.append(sorted(sharing))
+        return real(sharing, roots)
+
+    monkeypatch.setattr(sql, "trees_reached", counting)
+    part = _get(api, f"{QUERIES[name].format(**cloud)}&limit=5")
+    assert part["allocation_requests"]
+    assert bool(asked) is asks_reach
