@@ -229,19 +229,21 @@ def for_request_error(exc):
 
 
 def error_format(request) -> str:
-    """"json", "html", "plain" or "head": how an error is written for the
-    client's Accept. JSON whenever it is taken (or Accept is absent);
-    otherwise an HTML page when HTML is taken and plain text when neither
-    is, as upstream's error pages go. A HEAD request gets what upstream's
-    pages give it whatever its Accept: no body, an HTML type."""
+    """"json", "html" or "head": how an error is written for the client.
+    An HTML page when the Accept prefers HTML and does not take JSON, as
+    upstream's error pages; otherwise JSON, even for a client that takes
+    neither (upstream writes plain text there, whose words would have to be
+    webob's to the letter: the JSON body says the same in Placement's
+    format). A HEAD request gets what upstream's pages give it whatever its
+    Accept: no body, an HTML type."""
     from placement_core.http import accepts_json, accept_types
 
     if request.method == "HEAD":
         return "head"
     accept = request.META.get("HTTP_ACCEPT")
-    if not accept or accepts_json(accept):
-        return "json"
-    return "html" if "text/html" in accept_types(accept) else "plain"
+    if accept and not accepts_json(accept) and "text/html" in accept_types(accept):
+        return "html"
+    return "json"
 
 
 def render_error(request, error):
@@ -258,9 +260,6 @@ def render_error(request, error):
     written = error_format(request)
     if written == "head":
         response = HttpResponse(b"", status=status, content_type="text/html; charset=UTF-8")
-    elif written == "plain":
-        response = HttpResponse(f"{status} {title}\n\n{detail}", status=status,
-                                content_type="text/plain; charset=UTF-8")
     elif written == "html":
         body = (
             f"<html>\n <head>\n  <title>{status} {escape(title)}</title>\n </head>\n"
