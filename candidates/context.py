@@ -210,11 +210,12 @@ def load_sharing(ctx: SearchContext, smallest: dict) -> None:
 def load_batch(ctx: SearchContext, smallest: dict, sharing: list, roots: list) -> tuple:
     """A batch of trees chosen by ``candidates.paging`` (``roots``), with
     the providers of ``sharing`` (those with the sharing trait that hold a
-    requested class, ``paging.needs``) that reach them: which do (Q3 for the batch), every inventory of those not
-    read yet, the batch's providers and those sharing providers' own trees
-    in one read (Q4), then every inventory of the batch's providers (Q1b:
-    all their summaries need too). Keeps the trees with an inventory able
-    to serve or reached by a sharing provider able to serve. Returns
+    requested class, ``paging.needs``) that reach them: which do (Q3 for
+    the batch), every inventory of those not read yet, the batch's
+    providers and those sharing providers' own trees in one read (Q4),
+    then every inventory of the batch's providers (Q1b: all their
+    summaries need too). Keeps the trees with an inventory able to serve
+    or reached by a sharing provider able to serve. Returns
     ({able sharing provider: roots of the batch it reaches}, providers added)."""
     pairs = sql.trees_reached(sharing, roots) if sharing else {}
     new = sorted(set(pairs) - ctx.probed)
