@@ -505,14 +505,14 @@ def parse_candidate_request(query, mv=MAX_VERSION, *, strict: bool = True) -> Ca
             request.group_policy = "none"
     if mv >= (1, 16) and "limit" in query:
         raw = query["limit"][0]  # digits, no leading zero (the query schema)
-        # Too long is too large, said before int(), which refuses more than
+        # Too long is too large, known before int(), which refuses more than
         # 4,300 digits with a ValueError.
-        request.limit = MAX_LIMIT + 1 if len(raw) > len(str(MAX_LIMIT)) else int(raw)
-        if request.limit > MAX_LIMIT:
+        if len(raw) > len(str(MAX_LIMIT)) or int(raw) > MAX_LIMIT:
             raise errors.BadRequest(
                 f"Invalid query string parameters: limit must be at most {MAX_LIMIT}",
                 code=errors.QUERY_BAD_VALUE,
             )
+        request.limit = int(raw)
     return request
 
 
