@@ -6,6 +6,7 @@ Screenshots go to tests/browser/screenshots/ (kept out of git).
 import pytest
 
 from tests.browser.conftest import SHOTS
+from tests.browser.login import follow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,9 +40,9 @@ def test_console_walkthrough(browser, live_server, seeded):
     page.screenshot(path=str(SHOTS / "overview.png"), full_page=True)
 
     root = seeded["roots"][0]
-    page.click("text=Providers")
+    follow(page, "text=Providers")
     page.fill("input[name=q]", root.name)
-    page.click("form.filters button")
+    follow(page, "form.filters button")
     page.click(f"#providers >> text={root.name}")
     page.wait_for_url(f"{base}/console/providers/{root.uuid}/")
     assert f"Provider {root.name}" == page.locator("h1").inner_text()
@@ -49,7 +50,7 @@ def test_console_walkthrough(browser, live_server, seeded):
     assert "disk000" in page.locator("#sharing").inner_text()
     page.screenshot(path=str(SHOTS / "provider_root.png"), full_page=True)
 
-    page.click(f"#tree >> text={root.name}-numa0")
+    follow(page, f"#tree >> text={root.name}-numa0")
     assert "HW_CPU_X86_AVX" in page.locator("#traits").inner_text()
     assert page.locator("#capacity svg.bar").count() == 2
     page.screenshot(path=str(SHOTS / "provider_child.png"), full_page=True)
@@ -61,9 +62,9 @@ def test_console_walkthrough(browser, live_server, seeded):
     assert "DISK_GB" in allocs and "VCPU" in allocs and f"{root.name}-numa0" in allocs
     page.screenshot(path=str(SHOTS / "consumer.png"), full_page=True)
 
-    page.click("text=Why no candidates?")
+    follow(page, "text=Why no candidates?")
     page.fill("[name=q]", "resources=VCPU:64&required=HW_CPU_X86_AVX")
-    page.click("form.why button")
+    follow(page, "form.why button")
     text = page.locator("#group-unsuffixed").inner_text()
     assert "has no VCPU inventory" in text and "max_unit" in text
     assert "No candidates" in page.locator("#verdict").inner_text()

@@ -2,7 +2,7 @@
 import pytest
 
 from tests.browser.conftest import SHOTS
-from tests.browser.login import login
+from tests.browser.login import follow, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -56,6 +56,6 @@ def test_explain_page_names_max_unit_capacity_and_trees(browser, live_server, cl
     assert "pool (DISK_GB 10 GiB)" in page.locator("#candidates").inner_text()  # in its unit
     page.screenshot(path=str(SHOTS / "explain_candidates.png"), full_page=True)
 
-    page.click("#group-unsuffixed .closest a >> nth=0")
+    follow(page, "#group-unsuffixed .closest a >> nth=0")
     assert page.locator("h1").inner_text().startswith("Provider ")
     page.close()

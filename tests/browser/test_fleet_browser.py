@@ -4,7 +4,7 @@ the phone layout (390 px). Each saves a screenshot in tests/browser/screenshots/
 import pytest
 
 from tests.browser.conftest import SHOTS
-from tests.browser.login import login
+from tests.browser.login import follow, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -51,7 +51,7 @@ def test_sort_by_fullness_across_pages(browser, live_server, fleet):  # noqa: F8
     base = live_server.url
     login(page, base, "/console/providers/")
     page.select_option("select[name=sort]", "full")
-    page.click("form.filters button")
+    follow(page, "form.filters button")
     first = _names(page)
     # The three filled cells lead although their names sort late.
     assert first[:3] == ["cn0117-numa0", "cn0090-numa0", "cn0061-numa0"]
@@ -60,16 +60,16 @@ def test_sort_by_fullness_across_pages(browser, live_server, fleet):  # noqa: F8
     page_one = _fullness(page)
     assert page_one == sorted(page_one, reverse=True)
     page.screenshot(path=str(SHOTS / "providers_by_fullness.png"), full_page=False)
-    page.click("nav.pager >> text=next")
+    follow(page, "nav.pager >> text=next")
     page_two = _fullness(page)
     assert page_two == sorted(page_two, reverse=True)
     assert max(page_two) <= min(page_one)  # the order holds across pages
     # Per class: sort by VCPU; the heading link reverses the order.
     page.select_option("select[name=class]", "VCPU")
-    page.click("form.filters button")
+    follow(page, "form.filters button")
     vcpu = _fullness(page)
     assert vcpu[0] == pytest.approx(102 / 128) and vcpu == sorted(vcpu, reverse=True)
-    page.click("#providers thead th.full-col a")
+    follow(page, "#providers thead th.full-col a")
     assert "sort=empty" in page.url
     empty = _fullness(page)
     assert empty == sorted(empty) and empty[0] == pytest.approx(4 / 128)
@@ -91,7 +91,7 @@ def test_full_hosts_view(browser, live_server, fleet):  # noqa: F811
     page.screenshot(path=str(SHOTS / "full_hosts.png"), full_page=True)
     page.fill("input[name=above]", "75")
     page.select_option("select[name=class]", "VCPU")
-    page.click("form.filters button")
+    follow(page, "form.filters button")
     # VCPU used 4 + (i % 8) * 14 of 128: 102 (79.7 %) on every eighth cell.
     assert page.locator("#full-count").inner_text().startswith("15 providers")
     with page.expect_download() as download:
@@ -112,17 +112,17 @@ def test_audit_page_and_fix(browser, live_server, fleet):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     base = live_server.url
     login(page, base)
-    page.click("header nav >> text=Audit")
+    follow(page, "header nav >> text=Audit")
     summary = page.locator("#audit-summary").inner_text()
     assert "Allocations without inventory\t1" in summary
     assert "Consumers without allocations\t1" in summary
     page.screenshot(path=str(SHOTS / "audit.png"), full_page=True)
-    page.locator("#audit-summary tr", has_text="Allocations without inventory") \
-        .locator("a.fix").click()
+    follow(page, page.locator("#audit-summary tr", has_text="Allocations without inventory")
+           .locator("a.fix"))
     assert "cn0008" in page.locator("#confirm").inner_text()
     page.screenshot(path=str(SHOTS / "audit_confirm.png"), full_page=False)
     assert Allocation.objects.filter(consumer=orphan).count() == 4  # nothing yet
-    page.click("#confirm button")
+    follow(page, "#confirm button")
     assert "Rewrote 1 consumer(s)" in page.locator("#fix-result").inner_text()
     assert Allocation.objects.filter(consumer=orphan).count() == 3
     assert Consumer.objects.filter(pk=empty.pk).exists()  # the other fix was not asked for
@@ -161,7 +161,7 @@ def test_paste_a_logged_url_into_explain(browser, live_server, fleet):  # noqa: 
             "DISK_GB%3A20%2CMEMORY_MB%3A70000%2CVCPU%3A2&root_required=%21COMPUTE_STATUS_DISABLED"
             " used request id req-2a6f7b3e-9c1d-4e55-8f0a-1b2c3d4e5f60")
     page.fill("[name=q]", line)
-    page.click("form.why button")
+    follow(page, "form.why button")
     assert "limit=1000&resources=DISK_GB" in page.locator("#read").inner_text()
     assert "No candidates" in page.locator("#verdict").inner_text()
     fold = page.locator("details.fold", has_text="has no MEMORY_MB inventory").first
@@ -177,7 +177,7 @@ def test_paste_a_logged_url_into_explain(browser, live_server, fleet):  # noqa: 
     page.screenshot(path=str(SHOTS / "why_logged_line.png"), full_page=False)
     # A bad paste: a sentence, no schema.
     page.fill("[name=q]", "GET /placement/allocation_candidates?resources=VCPU:1&flavor=m1")
-    page.click("form.why button")
+    follow(page, "form.why button")
     problem = page.locator("#problem").inner_text()
     assert "'flavor' is not a parameter of GET /allocation_candidates" in problem
     assert "regexes" not in page.content()

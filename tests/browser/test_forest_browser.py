@@ -4,6 +4,7 @@ trait names folded after a few, and the trees each sharing pool serves."""
 import pytest
 
 from tests.browser.conftest import SHOTS
+from tests.browser.login import follow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -87,8 +88,8 @@ def test_forest_search_collapse_and_tree_totals(browser, live_server, cloud):  #
     assert "1 tree(s)" in page.locator("#forest-count").inner_text()
     assert "cn2-numa1" in page.locator("details.tree").inner_text()
 
-    page.click("text=cn2-numa1")
-    page.click("#tree a >> text=cn2")
+    follow(page, "text=cn2-numa1")
+    follow(page, "#tree a >> text=cn2")
     totals = page.locator("#tree-totals").inner_text()
     assert "PCPU" in totals and "NET_BW_EGR_KILOBIT_PER_SEC" in totals
     page.screenshot(path=str(SHOTS / "root_tree_totals.png"), full_page=True)

@@ -6,7 +6,7 @@ one thing, says "no target" once, and narrows its host list as you type."""
 import pytest
 
 from tests.browser.conftest import SHOTS
-from tests.browser.login import login
+from tests.browser.login import follow, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,7 +39,7 @@ def test_hosts_with_capacity_and_a_hosts_tree(browser, live_server, demo):
     login(page, base)
     page.goto(f"{base}/console/providers/")
     page.fill("input[name=resources]", "VCPU:2,MEMORY_MB:512")
-    page.click("form.filters button[type=submit]")
+    follow(page, "form.filters button[type=submit]")
     expected = _hosts_by_api("VCPU:2,MEMORY_MB:512")
     assert len(expected) >= 3
     assert page.inner_text("#provider-count") == f"{len(expected)} hosts"
@@ -47,7 +47,7 @@ def test_hosts_with_capacity_and_a_hosts_tree(browser, live_server, demo):
     assert sorted(names) == expected
     page.screenshot(path=str(SHOTS / "providers-has-capacity-for.png"), full_page=True)
 
-    page.locator("#providers a", has_text="compute-01").first.click()
+    follow(page, page.locator("#providers a", has_text="compute-01").first)
     consumers = page.inner_text("#consumers")
     assert "on compute-01-numa0" in consumers and "on compute-01-nic0" in consumers
     assert "MIGRATION" in consumers
@@ -74,7 +74,7 @@ def test_drain_a_host_with_a_move_in_flight(browser, live_server, demo):
     page.fill("#host-filter", "compute-01")
     page.select_option("#pick-hosts", label="compute-01")
     page.screenshot(path=str(SHOTS / "drain-picker-filtered.png"), full_page=False)
-    page.click("#simulate")
+    follow(page, "#simulate")
     verdict = page.inner_text("#verdict")
     assert "1 move in flight leaves with its instance" in verdict
     in_flight = page.inner_text("#in-flight")

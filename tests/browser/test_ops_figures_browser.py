@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.browser.conftest import SHOTS
-from tests.browser.login import login
+from tests.browser.login import follow, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 HOSTS = 13
@@ -60,7 +60,7 @@ def test_failure_record_and_usage_chart(browser, live_server, cloud):
     newest = page.inner_text("#failures")
     assert not re.search(r"\d{4}-\d\d-\d\dT\d\d", newest)
     assert "max_unit 128 GiB" in newest and "131072" not in newest
-    page.locator("#failures tbody tr").nth(0).locator("a").click()
+    follow(page, page.locator("#failures tbody tr").nth(0).locator("a"))
     text = page.inner_text("main")
     # By hand: 13 roots over max_unit, 5 kept: 8 more; 26 providers without disk: 21 more.
     assert "and 8 more" in text and "and 21 more" in text
@@ -68,7 +68,7 @@ def test_failure_record_and_usage_chart(browser, live_server, cloud):
     assert not re.search(r"\d{4}-\d\d-\d\dT\d\d", text)
     page.screenshot(path=str(SHOTS / "failure-record.png"), full_page=True)
 
-    page.click("nav >> text=Usage")
+    follow(page, "nav >> text=Usage")
     assert page.input_value("input[name=days]") == "14"
     chart = page.locator("svg.chart").first
     labels = chart.locator("text.ylabel").all_text_contents()

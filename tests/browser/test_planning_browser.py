@@ -5,7 +5,7 @@ scheduling failure found by its global request id."""
 import pytest
 
 from tests.browser.conftest import SHOTS
-from tests.browser.login import login
+from tests.browser.login import follow, login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 GLOBAL = "req-0b1e2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -64,14 +64,14 @@ def test_drain_forecast_and_failures(browser, live_server, cloud):  # noqa: F811
 
     page.select_option("#pick-hosts", [])
     page.select_option("#pick-aggregate", str(cloud.rack.uuid))
-    page.click("#simulate")
+    follow(page, "#simulate")
     verdict = page.inner_text("#verdict")
     # cn1 and cn2 out: cn3 (16 VCPU, 4 PCPU, 32 GiB) cannot take 18 VCPU and 42 GiB.
     assert "Does not fit" in verdict
     assert page.locator("#not-placed tbody tr").count() >= 1
     page.screenshot(path=str(SHOTS / "drain-aggregate.png"), full_page=True)
 
-    page.click("nav >> text=Usage")
+    follow(page, "nav >> text=Usage")
     forecast = page.inner_text("#forecast")
     assert "VCPU" in forecast and "MEMORY_MB" in forecast
     stranded = page.inner_text("#stranded")
@@ -80,14 +80,14 @@ def test_drain_forecast_and_failures(browser, live_server, cloud):  # noqa: F811
     assert "cn1-numa0" not in stranded and "every free amount fits some flavor" in stranded
     page.screenshot(path=str(SHOTS / "usage-forecast.png"), full_page=True)
 
-    page.click("nav >> text=Failures")
+    follow(page, "nav >> text=Failures")
     page.fill("input[name=global_request_id]", GLOBAL)
-    page.click("#failures-form button")
+    follow(page, "#failures-form button")
     rows = page.locator("#failures tbody tr")
     assert rows.count() == 1 and GLOBAL in rows.nth(0).inner_text()
     assert "capacity" in page.inner_text("#by-reason") or "max_unit" in page.inner_text(
         "#by-reason")
     page.screenshot(path=str(SHOTS / "failures.png"), full_page=True)
-    rows.nth(0).locator("a").click()
+    follow(page, rows.nth(0).locator("a"))
     assert "No candidates" in page.inner_text("#verdict")
     page.screenshot(path=str(SHOTS / "failure-detail.png"), full_page=True)
